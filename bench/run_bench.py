@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the pnmpi authors
+"""Measures pnmpi's overhead against native MPI in the same run and prints a table.
+
+Every scenario runs the same 2-rank program (bench/overhead.c) `--repeats` times; the
+table shows medians and ratios to the native build (not linked with pnmpi):
+  call ns      CPU time per MPI_Comm_rank call (rank 0)
+  per layer    (call ns - stub call ns) / layers
+  pingpong us  half an 8-byte round trip
+  load ms      the core's own measurement of reading the config and loading and binding
+               every module (PNMPI_DEBUG=1 line), 0 modules = an empty config
+
+Usage: bench/run_bench.py --build BUILD_DIR [--repeats N] [--quick] [--json FILE]
+"""
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+LINE = re.compile(r"calls_ns=([0-9.]+) pingpong_us=([0-9.]+)")
+LOAD = re.compile(r"loaded (\d+) layer\(s\) from \d+ file\(s\) in (\d+) us")
+
+
+def run_once(cfg, binary, conf_text, calls, iterations, scratch):
+    env = dict(os.environ)
+    env.pop("PNMPI_CONF", None)
+    env["HOME"] = scratch  # no stray ~/.pnmpi-conf
+    env["PNMPI_LIB_PATH"] = ":".join(cfg["module_dirs"])
+    env["PNMPI_DEBUG"] = "1"
+    if conf_text is not None:
+        path = os.path.join(scratch, "bench.conf")
+        with open(path, "w") as f:
+            f.write(conf_text)
+        env["PNMPI_CONF"] = path
+    argv = [cfg["mpiexec"]]
+    if cfg["flavor"] == "openmpi":
+        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        argv += ["--oversubscribe", "--bind-to", "none"]
+    argv += ["-np", "2", binary, str(calls), str(iterations)]
+    proc = subprocess.run(argv, env=env, cwd=scratch, capture_output=True, text=True,
+                          timeout=600)
+    m = LINE.search(proc.stdout)
+    if proc.returncode != 0 or not m:
+        sys.exit("run_bench: %s failed (exit %d)\n%s\n%s"
+                 % (" ".join(argv), proc.returncode, proc.stdout, proc.stderr))
+    loads = [int(us) for _, us in LOAD.findall(proc.stderr)]
+    load_ms = max(loads) / 1000.0 if loads else None
+    return float(m.group(1)), float(m.group(2)), load_ms
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", required=True, help="the CMake build directory")
+    ap.add_argument("--repeats", type=int, default=7)
+    ap.add_argument("--quick", action="store_true", help="few layers, short runs (smoke test)")
+    ap.add_argument("--json", help="also write the results here")
+    args = ap.parse_args()
+    with open(os.path.join(args.build, "bench", "bench_config.json")) as f:
+        cfg = json.load(f)
+
+    layer_counts = [1, 10] if args.quick else [1, 10, 100, 1000]
+    base_calls = 200000 if args.quick else 20000000
+    iterations = 2000 if args.quick else 20000
+    scenarios = [("native", cfg["native"], None, 0), ("stub, no module", cfg["linked"], "", 0),
+                 ("1 module, not wrapping", cfg["linked"], "module nowrap\n", 0)]
+    scenarios += [("%d empty layer%s" % (k, "s" if k > 1 else ""), cfg["linked"],
+                   "module empty\n" * k, k) for k in layer_counts]
+
+    results = []
+    with tempfile.TemporaryDirectory(prefix="pnmpi-bench-") as scratch:
+        for name, binary, conf, layers in scenarios:
+            calls = max(20000, int(base_calls / (1 + layers / 4)))
+            runs = [run_once(cfg, binary, conf, calls, iterations, scratch)
+                    for _ in range(args.repeats)]
+            loads = [r[2] for r in runs if r[2] is not None]
+            results.append({
+                "scenario": name, "layers": layers,
+                "call_ns": statistics.median(r[0] for r in runs),
+                "pingpong_us": statistics.median(r[1] for r in runs),
+                "load_ms": statistics.median(loads) if loads else None,
+            })
+            print("  measured: %-24s" % name, file=sys.stderr, flush=True)
+
+    native, stub = results[0], results[1]
+    print("pnmpi overhead (%s, %d ranks, median of %d runs; ratios vs native in this run)"
+          % (cfg["flavor"], 2, args.repeats))
+    print("%-24s %10s %8s %12s %12s %8s %9s" % ("scenario", "call ns", "ratio", "ns/layer",
+                                                "pingpong us", "ratio", "load ms"))
+    for r in results:
+        per_layer = ("%12.2f" % ((r["call_ns"] - stub["call_ns"]) / r["layers"])
+                     if r["layers"] else "%12s" % "-")
+        if r is stub:
+            per_layer = "%+11.2f*" % (r["call_ns"] - native["call_ns"])
+        r["call_ratio"] = r["call_ns"] / native["call_ns"]
+        r["pingpong_ratio"] = r["pingpong_us"] / native["pingpong_us"]
+        print("%-24s %10.2f %8.2f %s %12.3f %8.2f %9s" % (
+            r["scenario"], r["call_ns"], r["call_ratio"], per_layer, r["pingpong_us"],
+            r["pingpong_ratio"], "-" if r["load_ms"] is None else "%.2f" % r["load_ms"]))
+    print("* the stub row shows ns added per call over native, not per layer")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"flavor": cfg["flavor"], "repeats": args.repeats, "results": results},
+                      f, indent=2)
+
+
+if __name__ == "__main__":
+    main()

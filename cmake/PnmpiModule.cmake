@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the pnmpi authors
+
+# pnmpi_add_module(<name> <source>...)
+#
+# Builds <name>.so as an ordinary PMPI tool (a MODULE library linked to MPI::MPI_C, hidden
+# visibility, C11) and, right after each link, turns it into a pnmpi module with
+# `pnmpi-patch --in-place`, which renames its imported PMPI_* symbols to XMPI_*. The module
+# lands in ${PNMPI_MODULE_BUILD_DIR} if set, else ${PROJECT_BINARY_DIR}/modules, so the build
+# tree is a module repository (PNMPI_LIB_PATH).
+#
+# The patcher is the in-tree `pnmpi-patch` target when it exists (add_subdirectory(patcher)
+# must come before the first call), else the imported target `pnmpi::pnmpi-patch` of an
+# installed pnmpi package.
+#
+# With PNMPI_MODULE_ADD_NEEDED=ON the module also gets a DT_NEEDED entry on libpnmpi.so (via
+# patchelf). That is not required: the core loads modules with libpnmpi already in the global
+# scope.
+
+include_guard(GLOBAL)
+
+option(PNMPI_MODULE_ADD_NEEDED
+  "Record a DT_NEEDED on libpnmpi.so in each module (needs patchelf; not required)" OFF)
+
+function(pnmpi_add_module name)
+  if(ARGC LESS 2)
+    message(FATAL_ERROR "pnmpi_add_module(${name}): no sources given")
+  endif()
+  if(TARGET pnmpi-patch)
+    set(patcher "$<TARGET_FILE:pnmpi-patch>")
+  elseif(TARGET pnmpi::pnmpi-patch)
+    set(patcher "$<TARGET_FILE:pnmpi::pnmpi-patch>")
+  else()
+    message(FATAL_ERROR "pnmpi_add_module(${name}): no pnmpi-patch target; add the patcher "
+                        "directory first, or find_package(pnmpi)")
+  endif()
+  if(NOT TARGET MPI::MPI_C)
+    message(FATAL_ERROR "pnmpi_add_module(${name}): MPI::MPI_C is missing; "
+                        "call find_package(MPI REQUIRED COMPONENTS C) first")
+  endif()
+
+  if(PNMPI_MODULE_BUILD_DIR)
+    set(module_dir "${PNMPI_MODULE_BUILD_DIR}")
+  else()
+    set(module_dir "${PROJECT_BINARY_DIR}/modules")
+  endif()
+
+  add_library(${name} MODULE ${ARGN})
+  target_link_libraries(${name} PRIVATE MPI::MPI_C)
+  # The module API header (<pnmpi/pnmpi.h>): in-tree target or installed package.
+  if(TARGET pnmpi_headers)
+    target_link_libraries(${name} PRIVATE pnmpi_headers)
+  elseif(TARGET pnmpi::headers)
+    target_link_libraries(${name} PRIVATE pnmpi::headers)
+  endif()
+  set_target_properties(${name} PROPERTIES
+    PREFIX ""
+    C_STANDARD 11
+    C_VISIBILITY_PRESET hidden
+    CXX_VISIBILITY_PRESET hidden
+    VISIBILITY_INLINES_HIDDEN ON
+    LIBRARY_OUTPUT_DIRECTORY "${module_dir}")
+  if(TARGET pnmpi-patch)
+    add_dependencies(${name} pnmpi-patch)
+  endif()
+
+  add_custom_command(TARGET ${name} POST_BUILD
+    COMMAND ${patcher} --in-place $<TARGET_FILE:${name}>
+    COMMENT "Patching ${name} into a pnmpi module"
+    VERBATIM)
+
+  if(PNMPI_MODULE_ADD_NEEDED)
+    find_program(PNMPI_PATCHELF patchelf)
+    if(NOT PNMPI_PATCHELF)
+      message(FATAL_ERROR "PNMPI_MODULE_ADD_NEEDED=ON needs patchelf")
+    endif()
+    add_custom_command(TARGET ${name} POST_BUILD
+      COMMAND ${PNMPI_PATCHELF} --add-needed libpnmpi.so $<TARGET_FILE:${name}>
+      VERBATIM)
+  endif()
+endfunction()

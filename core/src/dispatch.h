@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the pnmpi authors */
+
+/* The per-call dispatch state shared by the generated stub, the generated core entry
+ * points and the core. C, so that the generated sources stay C.
+ *
+ * Invariant: every table here is written once, by pnmpi_core_load() inside the first
+ * MPI_Init/MPI_Init_thread/MPI_Session_init/MPI_T_init_thread, before any routed call can
+ * read it, and is read-only afterwards. The per-call path therefore takes no lock and
+ * touches no thread-local state. */
+#ifndef PNMPI_DISPATCH_H
+#define PNMPI_DISPATCH_H
+
+#include <stdint.h>
+
+#include <pnmpi/pnmpi.h>
+
+#include "pnmpi_routine_ids.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PNMPI_INTERNAL __attribute__((visibility("hidden")))
+#define PNMPI_API PNMPI_EXPORT
+
+/** Any routine's function pointer; cast to the routine's own type before calling. */
+typedef void (*pnmpi_fn_any)(void);
+
+#define PNMPI_MASK_WORDS ((PNMPI_NUM_ROUTINES + 63) / 64)
+
+/** Bit `id` is set exactly when at least one loaded module wraps routine `id`. */
+PNMPI_INTERNAL extern uint64_t pnmpi_mask[PNMPI_MASK_WORDS];
+
+/** The first layer of the default stack for each routine (only read when its bit is set). */
+PNMPI_INTERNAL extern pnmpi_fn_any pnmpi_head[PNMPI_NUM_ROUTINES];
+
+/** The MPI library's PMPI_X for every routine: the bottom of every chain (generated). */
+PNMPI_INTERNAL extern const pnmpi_fn_any pnmpi_pmpi_table[PNMPI_NUM_ROUTINES];
+
+/** One bit of a bit set stored as 64-bit words. The only place bit arithmetic lives. */
+static inline int pnmpi_bit_test(const uint64_t *words, unsigned bit) {
+  return (int)((words[bit >> 6] >> (bit & 63u)) & 1u);
+}
+
+/** Sets one bit of a bit set stored as 64-bit words. */
+static inline void pnmpi_bit_set(uint64_t *words, unsigned bit) {
+  words[bit >> 6] |= (uint64_t)1 << (bit & 63u);
+}
+
+/** The stub's fast-path test. */
+static inline int pnmpi_routine_wrapped(unsigned id) {
+  return __builtin_expect(pnmpi_bit_test(pnmpi_mask, id), 0);
+}
+
+/** Reads the configuration and loads every module, once; later calls return at once.
+ * On any error it prints `pnmpi: ...` and ends the process with a non-zero status. */
+PNMPI_INTERNAL void pnmpi_core_load(void);
+
+/** Runs the modules' finalize hooks while MPI is still usable (from MPI_Finalize). */
+PNMPI_INTERNAL void pnmpi_core_finalize(void);
+
+/** The layer after the module whose code contains `return_address`, for routine `id`:
+ * the slow path behind XMPI_X for calls that were not bound at load time. */
+PNMPI_INTERNAL pnmpi_fn_any pnmpi_next_by_caller(unsigned id, const void *return_address);
+
+/** The first layer of routine `id` in stack `stack` (XMPI_X_NewStack). */
+PNMPI_INTERNAL pnmpi_fn_any pnmpi_stack_head(int stack, unsigned id);
+
+/** Calls MPI_Pcontrol(level) of every layer of `stack` that wraps it, in order. */
+PNMPI_INTERNAL void pnmpi_pcontrol_deliver(int stack, int level);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PNMPI_DISPATCH_H */

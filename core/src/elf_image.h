@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Copyright (c) 2026 the pnmpi authors
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace pnmpi {
+
+/// What the core needs to know about a module file, read once from its bytes and shared by
+/// every layer loaded from that file. All addresses are link-time virtual addresses; add a
+/// loaded copy's base to use them.
+struct ElfImage {
+  /// A defined, exported `MPI_X`: the module wraps routine `id`.
+  struct Wrapper {
+    unsigned id;
+    std::uint64_t value;
+  };
+  /// A relocation that makes the module's code reach `XMPI_X`: the binder writes the next
+  /// layer's address there.
+  struct Site {
+    unsigned id;
+    std::uint64_t offset;
+    std::uint32_t type;
+    std::int64_t addend;
+    bool plus_addend; ///< the stored value is S + A rather than S
+  };
+  struct Range {
+    std::uint64_t begin;
+    std::uint64_t end;
+  };
+
+  std::vector<Wrapper> wrappers; ///< sorted by id
+  std::vector<Site> sites;
+  std::vector<Range> code;                                   ///< executable segments
+  Range relro{0, 0};                                         ///< PT_GNU_RELRO, empty if none
+  std::unordered_map<std::string, std::uint64_t> pnmpi_syms; ///< defined PNMPI_*/pnmpi_* symbols
+  std::vector<std::string> pmpi_imports;                     ///< PMPI_* still imported: unpatched
+  std::vector<std::string> unknown_xmpi;                     ///< XMPI_* with no such routine here
+};
+
+/// Maps `MPI_X` routine names to routine ids (the generated table, indexed once).
+class RoutineIndex {
+public:
+  RoutineIndex(const char *const *names, unsigned count);
+  /// The id of routine `name` ("MPI_Send"), or -1.
+  int find(std::string_view name) const;
+
+private:
+  std::unordered_map<std::string_view, unsigned> m_ids;
+};
+
+/// Reads a shared object of this process's own class, byte order and machine from `bytes`.
+/// Every offset and size is checked before use; anything malformed throws pnmpi::Error with
+/// a message that starts with `what` (the file's name).
+ElfImage read_elf_image(const std::vector<unsigned char> &bytes, const std::string &what,
+                        const RoutineIndex &routines);
+
+} // namespace pnmpi

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Copyright (c) 2026 the pnmpi authors
+
+#include "link_stack.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "log.h"
+
+namespace pnmpi {
+
+std::uintptr_t LinkStacks::next_after(int stack, int layer, unsigned routine,
+                                      std::uintptr_t bottom) const {
+  const std::vector<Entry> &chain = chains[stack][routine];
+  auto it = std::upper_bound(chain.begin(), chain.end(), layer,
+                             [](int l, const Entry &e) { return l < e.layer; });
+  return it == chain.end() ? bottom : it->address;
+}
+
+LinkStacks build_link_stacks(const std::vector<LayerView> &layers, unsigned routines, int stacks,
+                             const std::vector<std::uintptr_t> &bottom) {
+  LinkStacks ls;
+  ls.heads.assign(stacks, bottom);
+  ls.chains.assign(stacks, std::vector<std::vector<LinkStacks::Entry>>(routines));
+  for (int i = 0; i < static_cast<int>(layers.size()); ++i) {
+    const LayerView &layer = layers[i];
+    for (const ElfImage::Wrapper &w : layer.image->wrappers) {
+      auto &chain = ls.chains[layer.stack][w.id];
+      const std::uintptr_t address = layer.base + w.value;
+      if (chain.empty())
+        ls.heads[layer.stack][w.id] = address;
+      chain.push_back({i, address});
+    }
+  }
+  return ls;
+}
+
+namespace {
+
+/// Makes a layer's RELRO pages writable for as long as it lives, then read-only again.
+class RelroWindow {
+public:
+  RelroWindow(std::uintptr_t begin, std::uintptr_t end) {
+    if (begin == end)
+      return;
+    const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    m_begin = begin & ~(page - 1);
+    m_end = (end + page - 1) & ~(page - 1);
+    if (::mprotect(reinterpret_cast<void *>(m_begin), m_end - m_begin, PROT_READ | PROT_WRITE))
+      throw Error(std::string("cannot make a module's relocated data writable to bind it: ") +
+                  std::strerror(errno));
+  }
+  ~RelroWindow() {
+    if (m_begin != m_end)
+      ::mprotect(reinterpret_cast<void *>(m_begin), m_end - m_begin, PROT_READ);
+  }
+  RelroWindow(const RelroWindow &) = delete;
+  RelroWindow &operator=(const RelroWindow &) = delete;
+
+private:
+  std::uintptr_t m_begin = 0, m_end = 0;
+};
+
+} // namespace
+
+void bind_call_sites(const std::vector<LayerView> &layers, const LinkStacks &stacks,
+                     const std::vector<std::uintptr_t> &bottom,
+                     const std::vector<bool> &to_bottom) {
+  // Walk the layers from the last to the first, keeping for each stack the address a call
+  // to each routine must reach from here: one pass, O(sites + wrappers).
+  std::vector<std::vector<std::uintptr_t>> next(stacks.heads.size(), bottom);
+  for (int i = static_cast<int>(layers.size()) - 1; i >= 0; --i) {
+    const LayerView &layer = layers[i];
+    std::vector<std::uintptr_t> &reach = next[layer.stack];
+    bool needs_relro = false;
+    for (const ElfImage::Site &site : layer.image->sites)
+      needs_relro |=
+          site.offset >= layer.image->relro.begin && site.offset < layer.image->relro.end;
+    RelroWindow window(needs_relro ? layer.base + layer.image->relro.begin : 0,
+                       needs_relro ? layer.base + layer.image->relro.end : 0);
+    for (const ElfImage::Site &site : layer.image->sites) {
+      std::uintptr_t target = to_bottom[site.id] ? bottom[site.id] : reach[site.id];
+      if (site.plus_addend)
+        target += static_cast<std::uintptr_t>(site.addend);
+      std::memcpy(reinterpret_cast<void *>(layer.base + site.offset), &target, sizeof target);
+    }
+    debug(4, "layer " + std::to_string(i) + ": bound " + std::to_string(layer.image->sites.size()) +
+                 " call sites");
+    for (const ElfImage::Wrapper &w : layer.image->wrappers)
+      reach[w.id] = layer.base + w.value;
+  }
+}
+
+} // namespace pnmpi

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Copyright (c) 2026 the pnmpi authors
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "elf_image.h"
+
+namespace pnmpi {
+
+/// One layer as the link stacks see it: which stack it is in, where it was loaded, and what
+/// it wraps and calls.
+struct LayerView {
+  int stack;
+  std::uintptr_t base;
+  const ElfImage *image;
+};
+
+/// The per-routine link stacks of every config stack, computed once at load.
+struct LinkStacks {
+  struct Entry {
+    int layer;
+    std::uintptr_t address;
+  };
+  /// heads[stack][routine]: the first layer of the routine in that stack, else `bottom`.
+  std::vector<std::vector<std::uintptr_t>> heads;
+  /// chains[stack][routine]: every layer that wraps the routine, in config order.
+  std::vector<std::vector<std::vector<Entry>>> chains;
+
+  /// The layer after `layer` (in `layer`'s stack) that wraps `routine`, else `bottom`.
+  std::uintptr_t next_after(int stack, int layer, unsigned routine, std::uintptr_t bottom) const;
+};
+
+/// Computes the link stacks. `bottom[r]` is where routine r's chain ends (MPI's PMPI_X).
+LinkStacks build_link_stacks(const std::vector<LayerView> &layers, unsigned routines, int stacks,
+                             const std::vector<std::uintptr_t> &bottom);
+
+/// Points every call a layer makes to XMPI_X straight at the next layer that wraps X in the
+/// same stack, or at `bottom[X]`; for a routine marked in `to_bottom`, always at `bottom[X]`.
+/// Writes into the loaded modules' relocated words (GOT and data); re-protects RELRO pages.
+/// After this a layer costs only its own wrapper: no table walk, no thread-local state.
+/// Throws pnmpi::Error if memory cannot be made writable.
+void bind_call_sites(const std::vector<LayerView> &layers, const LinkStacks &stacks,
+                     const std::vector<std::uintptr_t> &bottom, const std::vector<bool> &to_bottom);
+
+} // namespace pnmpi

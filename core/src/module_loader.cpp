@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Copyright (c) 2026 the pnmpi authors
+
+#include "module_loader.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <fstream>
+#include <iterator>
+#include <link.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "log.h"
+
+#ifndef PNMPI_MODULE_DIR
+#define PNMPI_MODULE_DIR ""
+#endif
+
+namespace pnmpi {
+
+std::string module_context(const ModuleSpec &module, const Config &config) {
+  return config.path + ":" + std::to_string(module.line) + ": module '" + module.name + "'";
+}
+
+std::vector<std::string> module_search_path() {
+  std::vector<std::string> dirs;
+  if (const char *env = std::getenv("PNMPI_LIB_PATH")) {
+    std::string s(env);
+    std::size_t pos = 0;
+    while (pos <= s.size()) {
+      std::size_t end = s.find(':', pos);
+      if (end == std::string::npos)
+        end = s.size();
+      if (end > pos)
+        dirs.push_back(s.substr(pos, end - pos));
+      pos = end + 1;
+    }
+  }
+  if (*PNMPI_MODULE_DIR != '\0')
+    dirs.emplace_back(PNMPI_MODULE_DIR);
+  return dirs;
+}
+
+namespace {
+
+bool is_regular_file(const std::string &path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool ends_with(const std::string &s, const char *suffix) {
+  const std::size_t n = std::strlen(suffix);
+  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+} // namespace
+
+std::string resolve_module(const ModuleSpec &module, const Config &config,
+                           const std::vector<std::string> &search_path) {
+  if (module.name.find('/') != std::string::npos) {
+    if (is_regular_file(module.name))
+      return module.name;
+    throw Error(module_context(module, config) + ": no such file " + module.name);
+  }
+  std::vector<std::string> candidates;
+  if (ends_with(module.name, ".so"))
+    candidates.push_back(module.name);
+  else
+    candidates = {module.name + ".so", "lib" + module.name + ".so"};
+  for (const std::string &dir : search_path)
+    for (const std::string &file : candidates) {
+      const std::string path = dir + "/" + file;
+      if (is_regular_file(path))
+        return path;
+    }
+  std::string tried;
+  for (const std::string &file : candidates)
+    tried += (tried.empty() ? "" : " or ") + file;
+  std::string where;
+  for (const std::string &dir : search_path)
+    where += (where.empty() ? "" : ", ") + dir;
+  throw Error(module_context(module, config) + " not found: no " + tried + " in " +
+              (where.empty() ? std::string("any directory (PNMPI_LIB_PATH is not set)")
+                             : where + " (PNMPI_LIB_PATH, then the install's module directory)") +
+              "; add the directory that holds it to PNMPI_LIB_PATH");
+}
+
+std::unique_ptr<ModuleFile> read_module_file(const std::string &path, const ModuleSpec &module,
+                                             const Config &config, const RoutineIndex &routines) {
+  const std::string context = module_context(module, config) + " (" + path + ")";
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw Error(context + ": cannot read it: " + std::strerror(errno));
+  auto file = std::make_unique<ModuleFile>();
+  file->path = path;
+  file->bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  file->image = read_elf_image(file->bytes, context, routines);
+  const ElfImage &image = file->image;
+  if (!image.pmpi_imports.empty()) {
+    const std::size_t more = image.pmpi_imports.size() - 1;
+    throw Error(context + ": calls " + image.pmpi_imports.front() + " directly" +
+                (more ? " (and " + std::to_string(more) + " more PMPI_ routines)" : "") +
+                ": it is a plain PMPI tool, not converted yet; run 'pnmpi-patch " + path +
+                " OUT.so' and list OUT.so instead");
+  }
+  if (!image.unknown_xmpi.empty())
+    throw Error(context + ": needs " + image.unknown_xmpi.front() +
+                ", which the MPI pnmpi was built for does not provide; rebuild the module "
+                "against this MPI");
+  if (image.wrappers.empty() && image.pnmpi_syms.empty())
+    throw Error(context + ": wraps no MPI routine and defines no pnmpi hook, so it would do "
+                          "nothing; if it was built with -fvisibility=hidden, export its "
+                          "MPI_ wrappers (PNMPI_MODULE_EXPORT)");
+  return file;
+}
+
+CopyDirectory::~CopyDirectory() {
+  if (!m_path.empty())
+    ::rmdir(m_path.c_str());
+}
+
+const std::string &CopyDirectory::path(const std::string &context) {
+  if (!m_path.empty())
+    return m_path;
+  std::vector<std::string> bases;
+  struct stat st;
+  if (::stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) && ::access("/dev/shm", W_OK) == 0)
+    bases.emplace_back("/dev/shm");
+  const char *tmp = std::getenv("TMPDIR");
+  bases.emplace_back(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp");
+  std::string tried;
+  for (const std::string &base : bases) {
+    std::string templ = base + "/pnmpi-XXXXXX";
+    if (::mkdtemp(templ.data()) != nullptr) {
+      m_path = templ;
+      return m_path;
+    }
+    tried += (tried.empty() ? "" : ", ") + base + " (" + std::strerror(errno) + ")";
+  }
+  throw Error(context +
+              ": listed more than once, so each layer needs its own copy, but no "
+              "directory for copies could be made in " +
+              tried + "; set TMPDIR to a writable directory");
+}
+
+namespace {
+
+/// Writes `bytes` to a new file `path` (exclusively: the name is ours alone).
+void write_copy(const std::string &path, const std::vector<unsigned char> &bytes,
+                const std::string &context) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
+  if (fd < 0)
+    throw Error(context + ": cannot make a copy for another layer at " + path + ": " +
+                std::strerror(errno));
+  const unsigned char *p = bytes.data();
+  std::size_t left = bytes.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      const int err = errno;
+      ::close(fd);
+      ::unlink(path.c_str());
+      throw Error(context + ": cannot write a copy for another layer at " + path + ": " +
+                  std::strerror(n < 0 ? err : ENOSPC));
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+}
+
+std::string base_name(const std::string &path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+} // namespace
+
+LoadedModule load_module_copy(ModuleFile &file, const ModuleSpec &module, const Config &config,
+                              CopyDirectory &copies, int layer) {
+  const std::string context = module_context(module, config) + " (" + file.path + ")";
+  void *handle = nullptr;
+  if (file.loaded == 0) {
+    // The first copy binds every symbol now, so an unresolved one is reported here, with
+    // the config line, rather than as a crash at its first call.
+    handle = ::dlopen(file.path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  } else {
+    // The dynamic linker shares an object loaded under the same name or from the same
+    // file, so a copy needs both a file of its own and a name no loaded object has: the
+    // layer number in our private directory. Later copies are the same bytes with the same
+    // dependencies, already proven to resolve, so they bind lazily. The file is unlinked
+    // once mapped.
+    const std::string path =
+        copies.path(context) + "/" + std::to_string(layer) + "-" + base_name(file.path);
+    write_copy(path, file.bytes, context);
+    handle = ::dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL);
+    ::unlink(path.c_str());
+  }
+  if (handle == nullptr) {
+    const char *why = ::dlerror();
+    throw Error(context + ": cannot be loaded: " + (why ? why : "unknown dynamic linker error"));
+  }
+  struct link_map *map = nullptr;
+  if (::dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || map == nullptr)
+    throw Error(context + ": the dynamic linker did not say where it loaded the module");
+  ++file.loaded;
+  return {&file, handle, static_cast<std::uintptr_t>(map->l_addr)};
+}
+
+} // namespace pnmpi

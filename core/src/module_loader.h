@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Copyright (c) 2026 the pnmpi authors
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config.h"
+#include "elf_image.h"
+
+namespace pnmpi {
+
+/// A module file, read and understood once however many layers load it.
+struct ModuleFile {
+  std::string path;
+  std::vector<unsigned char> bytes;
+  ElfImage image;
+  int loaded = 0; ///< layers loaded from it so far
+};
+
+/// One loaded copy of a module: one layer, with its own globals.
+struct LoadedModule {
+  const ModuleFile *file;
+  void *handle;
+  std::uintptr_t base;
+};
+
+/// Where modules are looked for: the PNMPI_LIB_PATH directories in order, then the
+/// install's own module directory.
+std::vector<std::string> module_search_path();
+
+/// Finds the file for `module` (NAME.so or libNAME.so in each directory, or the path as
+/// given when it contains a '/'). Throws pnmpi::Error naming the config line and every
+/// place searched.
+std::string resolve_module(const ModuleSpec &module, const Config &config,
+                           const std::vector<std::string> &search_path);
+
+/// Reads and checks a module file: it must be a converted PMPI tool for this MPI. Throws
+/// pnmpi::Error naming the config line.
+std::unique_ptr<ModuleFile> read_module_file(const std::string &path, const ModuleSpec &module,
+                                             const Config &config, const RoutineIndex &routines);
+
+/// A private directory for the copies of modules listed more than once, removed (empty)
+/// when it goes away. Made only when a second copy is needed.
+class CopyDirectory {
+public:
+  CopyDirectory() = default;
+  ~CopyDirectory();
+  CopyDirectory(const CopyDirectory &) = delete;
+  CopyDirectory &operator=(const CopyDirectory &) = delete;
+  /// The directory, made on first use in /dev/shm (memory), else $TMPDIR, else /tmp.
+  const std::string &path(const std::string &context);
+
+private:
+  std::string m_path;
+};
+
+/// Loads one more independent copy of `file` as layer `layer`: the first straight from its
+/// path, later ones from copies in `copies`, so that each layer has its own globals.
+/// Throws pnmpi::Error.
+LoadedModule load_module_copy(ModuleFile &file, const ModuleSpec &module, const Config &config,
+                              CopyDirectory &copies, int layer);
+
+/// `PATH:LINE: module 'NAME'` — how every message about a module begins.
+std::string module_context(const ModuleSpec &module, const Config &config);
+
+} // namespace pnmpi

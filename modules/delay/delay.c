@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the pnmpi authors */
+
+/* The delay module: every send-family call waits `argument delay-us N` microseconds
+ * (default 100) before it goes on to the next layer; everything else passes untouched.
+ * Stacking k copies adds k delays, which is how the tests prove that layers compose.
+ *
+ * The wait is a busy loop on CLOCK_MONOTONIC (a vDSO call, no system call), accurate to
+ * well under a microsecond on an idle core. Persistent sends are delayed at every
+ * MPI_Start/MPI_Startall of them; the module remembers which persistent requests are sends.
+ * Partitioned sends (MPI_Psend_init/MPI_Pready) are not delayed. */
+
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <mpi.h>
+#include <pnmpi/pnmpi.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static long long g_delay_ns = 100 * 1000LL;
+
+static void spin(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  const long long until = now.tv_sec * 1000000000LL + now.tv_nsec + g_delay_ns;
+  do
+    clock_gettime(CLOCK_MONOTONIC, &now);
+  while (now.tv_sec * 1000000000LL + now.tv_nsec < until);
+}
+
+PNMPI_EXPORT void PNMPI_RegistrationPoint(void) {
+  const char *value = PNMPI_Service_GetArgumentSelf("delay-us");
+  if (value == NULL)
+    return;
+  char *end = NULL;
+  errno = 0;
+  const long long us = strtoll(value, &end, 10);
+  if (errno != 0 || end == value || *end != '\0' || us < 0 || us > 60LL * 1000 * 1000) {
+    fprintf(stderr,
+            "pnmpi: module 'delay': argument 'delay-us' must be a whole number of "
+            "microseconds from 0 to 60000000, not '%s'\n",
+            value);
+    _exit(1);
+  }
+  g_delay_ns = us * 1000;
+}
+
+/* Persistent send requests, so MPI_Start can tell sends from receives. Few and long-lived:
+ * a short array under a lock is enough, and a delayed call spins for microseconds anyway. */
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static MPI_Request *g_sends;
+static size_t g_nsends, g_cap;
+
+static void remember_send(MPI_Request request) {
+  pthread_mutex_lock(&g_lock);
+  if (g_nsends == g_cap) {
+    size_t cap = g_cap ? 2 * g_cap : 16;
+    MPI_Request *grown = realloc(g_sends, cap * sizeof *grown);
+    if (grown == NULL) {
+      pthread_mutex_unlock(&g_lock);
+      fprintf(stderr, "pnmpi: module 'delay': out of memory\n");
+      _exit(1);
+    }
+    g_sends = grown;
+    g_cap = cap;
+  }
+  g_sends[g_nsends++] = request;
+  pthread_mutex_unlock(&g_lock);
+}
+
+static int is_send(MPI_Request request, int forget) {
+  int found = 0;
+  pthread_mutex_lock(&g_lock);
+  for (size_t i = 0; i < g_nsends; ++i) {
+    if (memcmp(&g_sends[i], &request, sizeof request) == 0) {
+      found = 1;
+      if (forget)
+        g_sends[i] = g_sends[--g_nsends];
+      break;
+    }
+  }
+  pthread_mutex_unlock(&g_lock);
+  return found;
+}
+
+#define DELAYED(ret, name, params, args)                                                           \
+  PNMPI_EXPORT ret MPI_##name params {                                                             \
+    spin();                                                                                        \
+    return PMPI_##name args;                                                                       \
+  }
+#define PERSISTENT(name, params, args)                                                             \
+  PNMPI_EXPORT int MPI_##name params {                                                             \
+    const int rc = PMPI_##name args;                                                               \
+    if (rc == MPI_SUCCESS)                                                                         \
+      remember_send(*request);                                                                     \
+    return rc;                                                                                     \
+  }
+
+#define SEND_PARAMS                                                                                \
+  (const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+#define SEND_ARGS (buf, count, type, dest, tag, comm)
+#define ISEND_PARAMS                                                                               \
+  (const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,                \
+   MPI_Request *request)
+#define ISEND_ARGS (buf, count, type, dest, tag, comm, request)
+
+DELAYED(int, Send, SEND_PARAMS, SEND_ARGS)
+DELAYED(int, Bsend, SEND_PARAMS, SEND_ARGS)
+DELAYED(int, Ssend, SEND_PARAMS, SEND_ARGS)
+DELAYED(int, Rsend, SEND_PARAMS, SEND_ARGS)
+DELAYED(int, Isend, ISEND_PARAMS, ISEND_ARGS)
+DELAYED(int, Ibsend, ISEND_PARAMS, ISEND_ARGS)
+DELAYED(int, Issend, ISEND_PARAMS, ISEND_ARGS)
+DELAYED(int, Irsend, ISEND_PARAMS, ISEND_ARGS)
+DELAYED(int, Sendrecv,
+        (const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf,
+         int rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm, MPI_Status *status),
+        (sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, status))
+DELAYED(int, Sendrecv_replace,
+        (void *buf, int count, MPI_Datatype type, int dest, int stag, int src, int rtag,
+         MPI_Comm comm, MPI_Status *status),
+        (buf, count, type, dest, stag, src, rtag, comm, status))
+PERSISTENT(Send_init, ISEND_PARAMS, ISEND_ARGS)
+PERSISTENT(Bsend_init, ISEND_PARAMS, ISEND_ARGS)
+PERSISTENT(Ssend_init, ISEND_PARAMS, ISEND_ARGS)
+PERSISTENT(Rsend_init, ISEND_PARAMS, ISEND_ARGS)
+
+#if MPI_VERSION >= 4
+#define SEND_C_PARAMS                                                                              \
+  (const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+#define ISEND_C_PARAMS                                                                             \
+  (const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,          \
+   MPI_Request *request)
+DELAYED(int, Send_c, SEND_C_PARAMS, SEND_ARGS)
+DELAYED(int, Bsend_c, SEND_C_PARAMS, SEND_ARGS)
+DELAYED(int, Ssend_c, SEND_C_PARAMS, SEND_ARGS)
+DELAYED(int, Rsend_c, SEND_C_PARAMS, SEND_ARGS)
+DELAYED(int, Isend_c, ISEND_C_PARAMS, ISEND_ARGS)
+DELAYED(int, Ibsend_c, ISEND_C_PARAMS, ISEND_ARGS)
+DELAYED(int, Issend_c, ISEND_C_PARAMS, ISEND_ARGS)
+DELAYED(int, Irsend_c, ISEND_C_PARAMS, ISEND_ARGS)
+DELAYED(int, Sendrecv_c,
+        (const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag, void *rbuf,
+         MPI_Count rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm,
+         MPI_Status *status),
+        (sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, status))
+DELAYED(int, Sendrecv_replace_c,
+        (void *buf, MPI_Count count, MPI_Datatype type, int dest, int stag, int src, int rtag,
+         MPI_Comm comm, MPI_Status *status),
+        (buf, count, type, dest, stag, src, rtag, comm, status))
+DELAYED(int, Isendrecv,
+        (const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf,
+         int rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm, MPI_Request *request),
+        (sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, request))
+DELAYED(int, Isendrecv_replace,
+        (void *buf, int count, MPI_Datatype type, int dest, int stag, int src, int rtag,
+         MPI_Comm comm, MPI_Request *request),
+        (buf, count, type, dest, stag, src, rtag, comm, request))
+DELAYED(int, Isendrecv_c,
+        (const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag, void *rbuf,
+         MPI_Count rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm,
+         MPI_Request *request),
+        (sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, request))
+DELAYED(int, Isendrecv_replace_c,
+        (void *buf, MPI_Count count, MPI_Datatype type, int dest, int stag, int src, int rtag,
+         MPI_Comm comm, MPI_Request *request),
+        (buf, count, type, dest, stag, src, rtag, comm, request))
+PERSISTENT(Send_init_c, ISEND_C_PARAMS, ISEND_ARGS)
+PERSISTENT(Bsend_init_c, ISEND_C_PARAMS, ISEND_ARGS)
+PERSISTENT(Ssend_init_c, ISEND_C_PARAMS, ISEND_ARGS)
+PERSISTENT(Rsend_init_c, ISEND_C_PARAMS, ISEND_ARGS)
+#endif
+
+PNMPI_EXPORT int MPI_Start(MPI_Request *request) {
+  if (is_send(*request, 0))
+    spin();
+  return PMPI_Start(request);
+}
+
+PNMPI_EXPORT int MPI_Startall(int count, MPI_Request requests[]) {
+  for (int i = 0; i < count; ++i)
+    if (is_send(requests[i], 0))
+      spin();
+  return PMPI_Startall(count, requests);
+}
+
+PNMPI_EXPORT int MPI_Request_free(MPI_Request *request) {
+  is_send(*request, 1);
+  return PMPI_Request_free(request);
+}

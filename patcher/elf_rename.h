@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Copyright (c) 2026 the pnmpi authors
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <sys/types.h>
+#include <vector>
+
+#include <gelf.h>
+
+namespace pnmpi {
+
+/// Why pnmpi-patch stopped. The CLI maps the kind to its exit status.
+enum class PatchErrorKind {
+  invalid,         ///< unreadable, not ELF, truncated or inconsistent
+  refused,         ///< a valid file pnmpi-patch must not patch (archive, MPI library, ...)
+  already_patched, ///< imports XMPI_* and no PMPI_*
+  io,              ///< a file could not be read or written
+  internal,        ///< a patched image failed its own validation: a bug
+};
+
+/// Every error of the patcher. The message is complete and starts with the file's label.
+class PatchError : public std::runtime_error {
+public:
+  PatchError(PatchErrorKind kind, const std::string &message)
+      : std::runtime_error(message), m_kind(kind) {}
+  PatchErrorKind kind() const noexcept { return m_kind; }
+
+private:
+  PatchErrorKind m_kind;
+};
+
+/// One entry of `.dynsym`, decoded.
+struct DynSymbol {
+  std::size_t index = 0;           ///< position in `.dynsym`
+  std::string name;                ///< NUL-terminated string at `name_offset` in `.dynstr`
+  std::uint32_t name_offset = 0;   ///< st_name
+  std::uint64_t value = 0;         ///< st_value
+  std::uint64_t size = 0;          ///< st_size
+  std::uint16_t shndx = 0;         ///< st_shndx
+  unsigned char info = 0;          ///< st_info (binding and type)
+  unsigned char other = 0;         ///< st_other (visibility)
+  std::uint16_t version_index = 1; ///< `.gnu.version` entry without the hidden bit; 1 if none
+  std::string version;             ///< the version's name when version_index >= 2, else ""
+
+  bool defined() const { return shndx != SHN_UNDEF; }
+  unsigned binding() const { return GELF_ST_BIND(info); }
+  unsigned type() const { return GELF_ST_TYPE(info); }
+};
+
+/// A `.dynstr` string referenced from somewhere other than `.dynsym`: DT_NEEDED, DT_SONAME,
+/// DT_RPATH, DT_RUNPATH, ... in `.dynamic`; vn_file and vna_name in `.gnu.version_r`;
+/// vda_name in `.gnu.version_d`.
+struct StringUse {
+  std::uint32_t offset = 0; ///< in `.dynstr`
+  std::string what;         ///< e.g. "DT_NEEDED", "vna_name"
+  std::string value;
+};
+
+/// A section header, as the patcher uses it.
+struct SectionInfo {
+  std::size_t index = 0; ///< 0 means "absent"
+  std::string name;
+  std::uint32_t name_offset = 0; ///< sh_name
+  std::uint32_t type = 0;
+  std::uint64_t flags = 0;
+  std::uint64_t addr = 0;
+  std::uint64_t offset = 0;
+  std::uint64_t size = 0;
+  std::uint32_t link = 0;
+  std::uint32_t info = 0;
+  std::uint64_t addralign = 0;
+  std::uint64_t entsize = 0;
+  std::uint64_t header_offset = 0; ///< file offset of this section's header
+
+  bool present() const { return index != 0; }
+};
+
+/// An entry of `.dynamic` and where it sits in the file.
+struct DynamicEntry {
+  std::int64_t tag = 0;
+  std::uint64_t value = 0;
+  std::uint64_t file_offset = 0;
+};
+
+/// A validated, read-only view of an ELF shared object: everything pnmpi-patch needs, decoded
+/// once by libelf (ELF32/ELF64, either byte order). parse() checks every offset, size and
+/// index it uses against the file before use and throws PatchError otherwise; afterwards all
+/// offsets stored here are known to lie inside bytes().
+class ElfObject {
+public:
+  /// Parses `bytes`; `label` (usually the path) starts every error message.
+  static ElfObject parse(std::vector<unsigned char> bytes, std::string label);
+  /// Reads the regular file at `path` and parses it.
+  static ElfObject load(const std::string &path);
+
+  const std::string &label() const { return m_label; }
+  const std::vector<unsigned char> &bytes() const { return m_bytes; }
+  const GElf_Ehdr &header() const { return m_ehdr; }
+  unsigned elf_class() const { return m_ehdr.e_ident[EI_CLASS]; }
+  unsigned byte_order() const { return m_ehdr.e_ident[EI_DATA]; }
+  const std::vector<GElf_Phdr> &segments() const { return m_phdrs; }
+  const std::vector<DynamicEntry> &dynamic() const { return m_dynamic; }
+
+  /// All of `.dynsym`, including the null symbol at index 0.
+  const std::vector<DynSymbol> &symbols() const { return m_symbols; }
+  /// Every other reference into `.dynstr`.
+  const std::vector<StringUse> &string_uses() const { return m_string_uses; }
+  /// Sections linked to `.dynstr` whose references pnmpi-patch cannot enumerate.
+  const std::vector<std::string> &unknown_dynstr_users() const { return m_unknown_users; }
+  /// The DT_NEEDED entries, in order.
+  std::vector<std::string> needed() const;
+
+  const SectionInfo &dynsym() const { return m_dynsym; }
+  const SectionInfo &dynstr() const { return m_dynstr; }
+  const SectionInfo &versym() const { return m_versym; }
+  const SectionInfo &sysv_hash() const { return m_hash; }
+  const SectionInfo &gnu_hash() const { return m_gnu_hash; }
+  std::string_view dynstr_bytes() const;
+
+  /// The SysV `.hash` table decoded to native words (nbucket, nchain, buckets, chains), or
+  /// empty when the object has none. Entry size is 4, or 8 on 64-bit s390 and Alpha.
+  const std::vector<std::uint64_t> &hash_words() const { return m_hash_words; }
+  /// The first symbol `.gnu.hash` covers (symoffset), or symbols().size() if none.
+  std::size_t gnu_hash_first() const { return m_gnu_hash_first; }
+
+private:
+  ElfObject() = default;
+  friend class ElfParser;
+
+  std::string m_label;
+  std::vector<unsigned char> m_bytes;
+  GElf_Ehdr m_ehdr{};
+  std::vector<GElf_Phdr> m_phdrs;
+  std::vector<DynamicEntry> m_dynamic;
+  std::vector<DynSymbol> m_symbols;
+  std::vector<StringUse> m_string_uses;
+  std::vector<std::string> m_unknown_users;
+  SectionInfo m_dynsym, m_dynstr, m_versym, m_hash, m_gnu_hash;
+  std::vector<std::uint64_t> m_hash_words;
+  std::size_t m_gnu_hash_first = 0;
+};
+
+/// One import to rename: `.dynsym` entry `symbol`, `from` "PMPI_X" to `to` "XMPI_X".
+struct Rename {
+  std::size_t symbol = 0;
+  std::string from;
+  std::string to;
+  std::string version; ///< the version the import required, "" if none
+  std::uint16_t old_version_index = 1;
+  std::uint16_t new_version_index = 1;
+};
+
+/// A first byte of a renamed name that another referenced string also uses.
+struct SharedByte {
+  std::string renamed; ///< e.g. "PMPI_Send (dynamic symbol 4)"
+  std::string user;    ///< e.g. "my_PMPI_Send (dynamic symbol 7)"
+};
+
+/// What pnmpi-patch will do to an object.
+struct RenamePlan {
+  std::vector<Rename> renames;
+  std::size_t xmpi_imports = 0; ///< imports already named XMPI_*
+  /// When true the renamed names cannot be changed in place (see `shared`): the renamed
+  /// names are appended to a copy of `.dynstr` placed in a new PT_LOAD segment at the end of
+  /// the file, together with a copy of the program header table.
+  bool relocate_dynstr = false;
+  std::vector<SharedByte> shared;
+  std::vector<std::string> unknown_users; ///< also force relocation
+};
+
+struct PlanOptions {
+  /// Reset the `.gnu.version` index of renamed versioned imports to VER_NDX_GLOBAL, so that
+  /// they bind to the core's unversioned XMPI_* definitions. Only tests turn this off.
+  bool reset_versions = true;
+};
+
+/// Decides the renames. Throws PatchError (refused) for an object that defines PMPI_*
+/// symbols or whose `.dynstr` would have to move but cannot, and (already_patched) for one
+/// that imports XMPI_* and no PMPI_*. An empty plan means there is nothing to rename.
+RenamePlan plan_renames(const ElfObject &object, const PlanOptions &options = {});
+
+/// A byte range of the output that differs from the input.
+struct Edit {
+  std::uint64_t offset = 0;
+  std::vector<unsigned char> bytes;
+};
+
+struct PatchedImage {
+  std::vector<unsigned char> bytes;
+  std::vector<Edit> edits;    ///< every change inside the input's extent
+  std::uint64_t appended = 0; ///< bytes added at the end (relocated `.dynstr`)
+};
+
+/// Applies `plan` to a copy of the object's bytes. The input is not modified.
+PatchedImage apply_renames(const ElfObject &object, const RenamePlan &plan);
+
+/// Proves that `after` (the output, parsed again) is `before` with exactly `plan` applied:
+/// bytes differ only at `image.edits` (plus the appended tail), every renamed import carries
+/// its new name and version index, every other symbol and every other referenced string is
+/// unchanged, and the SysV hash table (if any) finds every symbol. Throws PatchError
+/// (internal) otherwise.
+void check_patched(const ElfObject &before, const RenamePlan &plan, const PatchedImage &image,
+                   const ElfObject &after);
+
+/// A string of `.dynstr` as find_shared_bytes() sees it.
+struct DynstrString {
+  std::uint64_t offset = 0;
+  bool renamed = false; ///< its first byte changes
+};
+
+/// For every string whose first byte changes (renamed), the strings that also cover that
+/// byte and must read the same afterwards: any string that is not renamed and spans the
+/// byte, and any renamed string that spans it at a later position (only the first byte of
+/// a renamed string may change). Returns pairs (index of renamed, index of user) into
+/// `strings`. Offsets outside `table` cover nothing.
+std::vector<std::pair<std::size_t, std::size_t>>
+find_shared_bytes(std::string_view table, const std::vector<DynstrString> &strings);
+
+/// Whether [offset, offset + size) lies inside [0, limit), without overflow.
+bool range_within(std::uint64_t offset, std::uint64_t size, std::uint64_t limit);
+
+/// `value` rounded up to a multiple of `align` (a power of two, or 0/1 for none); false if the
+/// result does not fit in 64 bits.
+bool align_up(std::uint64_t value, std::uint64_t align, std::uint64_t &result);
+
+/// The SysV ELF hash of `name`.
+std::uint32_t elf_sysv_hash(std::string_view name);
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same directory with mode
+/// `mode`, then `check(temporary path)`, then rename(2). On any failure the temporary file
+/// is removed and `path` is left as it was.
+void write_file_atomically(const std::string &path, const std::vector<unsigned char> &bytes,
+                           mode_t mode, const std::function<void(const std::string &)> &check);
+
+/// The command that links static archive `path` into a shared object.
+std::string archive_link_hint(const std::string &path);
+
+} // namespace pnmpi

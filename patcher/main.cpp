@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Copyright (c) 2026 the pnmpi authors
+
+// pnmpi-patch: the command-line face of elf_rename. All errors are exceptions, caught once in
+// main() and printed as "pnmpi-patch: <message>".
+
+#include "elf_rename.h"
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <sys/stat.h>
+#include <vector>
+
+#ifndef PNMPI_VERSION
+#define PNMPI_VERSION "0.1.0"
+#endif
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitError = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitAlreadyPatched = 3;
+
+const char kHelp[] = R"(Usage: pnmpi-patch [--dry-run | --list] IN OUT
+       pnmpi-patch [--dry-run | --list] --in-place IN
+
+Turns a binary PMPI tool (a shared object) into a pnmpi module: every imported
+(undefined) dynamic symbol PMPI_* is renamed to XMPI_* of the same length, so
+that the tool's calls reach the next pnmpi layer instead of the MPI library.
+Defined symbols and all other strings stay as they are. Versioned imports
+(PMPI_Send@VER) become unversioned so that they bind to pnmpi's definitions.
+
+IN is never modified, unless --in-place is given or OUT names the same file.
+The result is written to a temporary file in the target's directory, parsed
+and validated again, then renamed over the target: there is never a partial
+output. It keeps IN's permission bits. A symbolic link given as IN with
+--in-place, or as an existing OUT, is followed: the file it names is replaced.
+
+Options:
+  --in-place   replace IN with the patched file
+  --dry-run    plan the patch and validate it in memory; write nothing
+  --list       print the imports that would be renamed; write nothing
+  -h, --help   print this help and exit
+  --version    print the version and exit
+
+Exit status:
+  0  patched, or (--dry-run, --list) would patch; also when there is nothing
+     to rename: a warning is printed and OUT, if given, is a copy of IN
+  1  error: IN cannot be read, is not ELF, is truncated or corrupt, or is
+     refused (a static archive, an object without dynamic symbols, an MPI
+     library that defines PMPI_* symbols, a name that cannot be changed
+     safely); nothing is written
+  2  usage error
+  3  IN is already patched (imports XMPI_* and no PMPI_*); nothing is written
+)";
+
+class UsageError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Options {
+  bool in_place = false;
+  bool dry_run = false;
+  bool list = false;
+  std::string in;
+  std::string out;
+};
+
+/// Parses the arguments; returns false when --help or --version was answered.
+bool parse_arguments(int argc, char **argv, Options &options) {
+  std::vector<std::string> files;
+  bool options_done = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (options_done || arg.empty() || arg[0] != '-' || arg == "-") {
+      files.push_back(arg);
+    } else if (arg == "--") {
+      options_done = true;
+    } else if (arg == "-h" || arg == "--help") {
+      std::cout << kHelp;
+      return false;
+    } else if (arg == "--version") {
+      std::cout << "pnmpi-patch " PNMPI_VERSION "\n";
+      return false;
+    } else if (arg == "--in-place") {
+      options.in_place = true;
+    } else if (arg == "--dry-run") {
+      options.dry_run = true;
+    } else if (arg == "--list") {
+      options.list = true;
+    } else {
+      throw UsageError("unknown option '" + arg + "'");
+    }
+  }
+  if (files.empty())
+    throw UsageError("missing IN");
+  if (files.size() > 2)
+    throw UsageError("too many arguments");
+  if (options.in_place && files.size() == 2)
+    throw UsageError("--in-place takes IN only, not OUT");
+  if (!options.in_place && !options.dry_run && !options.list && files.size() == 1)
+    throw UsageError("missing OUT (or give --in-place)");
+  options.in = files[0];
+  if (files.size() == 2)
+    options.out = files[1];
+  return true;
+}
+
+std::string real_path(const std::string &path) {
+  char *resolved = realpath(path.c_str(), nullptr);
+  if (!resolved)
+    throw pnmpi::PatchError(pnmpi::PatchErrorKind::io,
+                            path + ": cannot resolve: " + std::strerror(errno));
+  std::string result(resolved);
+  std::free(resolved);
+  return result;
+}
+
+/// The file to replace, and whether that is IN itself.
+std::string target_of(const Options &options, const struct stat &in_stat, bool &in_place) {
+  in_place = options.in_place;
+  if (options.in_place)
+    return real_path(options.in);
+  struct stat out_stat;
+  if (stat(options.out.c_str(), &out_stat) != 0)
+    return options.out;
+  if (S_ISDIR(out_stat.st_mode))
+    throw UsageError("OUT '" + options.out + "' is a directory");
+  in_place = out_stat.st_dev == in_stat.st_dev && out_stat.st_ino == in_stat.st_ino;
+  return real_path(options.out);
+}
+
+std::string describe(const pnmpi::RenamePlan &plan) {
+  std::size_t unversioned = 0;
+  for (const pnmpi::Rename &r : plan.renames)
+    unversioned += r.new_version_index != r.old_version_index;
+  std::string text = std::to_string(plan.renames.size()) + " PMPI_ import(s) to XMPI_";
+  if (unversioned)
+    text += ", " + std::to_string(unversioned) + " of them now unversioned";
+  return text;
+}
+
+std::string relocation_note(const pnmpi::RenamePlan &plan) {
+  if (!plan.relocate_dynstr)
+    return "";
+  std::string why = plan.shared.empty() ? "'.dynstr' is also used by " + plan.unknown_users.front()
+                                        : "the first byte of " + plan.shared.front().renamed +
+                                              " is shared with " + plan.shared.front().user;
+  return "; the new names went into a copy of '.dynstr' in a new segment, because " + why;
+}
+
+int run(const Options &options) {
+  const pnmpi::ElfObject in = pnmpi::ElfObject::load(options.in);
+  const pnmpi::RenamePlan plan = pnmpi::plan_renames(in);
+
+  if (options.list)
+    for (const pnmpi::Rename &r : plan.renames)
+      std::cout << r.from << (r.version.empty() ? "" : "@" + r.version) << " -> " << r.to << "\n";
+
+  struct stat in_stat;
+  if (stat(options.in.c_str(), &in_stat) != 0)
+    throw pnmpi::PatchError(pnmpi::PatchErrorKind::io,
+                            options.in + ": cannot stat: " + std::strerror(errno));
+  const bool writes = !options.dry_run && !options.list;
+  bool in_place = false;
+  const std::string target = writes ? target_of(options, in_stat, in_place) : "";
+
+  if (plan.renames.empty()) {
+    std::cerr << "pnmpi-patch: warning: " << in.label()
+              << ": nothing to rename: it imports no PMPI_ symbol\n";
+    if (writes && !in_place)
+      pnmpi::write_file_atomically(
+          target, in.bytes(), in_stat.st_mode, [&in](const std::string &written) {
+            if (pnmpi::ElfObject::load(written).bytes() != in.bytes())
+              throw pnmpi::PatchError(pnmpi::PatchErrorKind::internal, written + ": copy differs");
+          });
+    return kExitOk;
+  }
+
+  const pnmpi::PatchedImage image = pnmpi::apply_renames(in, plan);
+  if (!writes) {
+    pnmpi::check_patched(in, plan, image,
+                         pnmpi::ElfObject::parse(image.bytes, in.label() + " (patched)"));
+    if (options.dry_run)
+      std::cout << "pnmpi-patch: would rename " << describe(plan) << " in " << in.label()
+                << relocation_note(plan) << "\n";
+    return kExitOk;
+  }
+
+  pnmpi::write_file_atomically(
+      target, image.bytes, in_stat.st_mode, [&](const std::string &written) {
+        pnmpi::check_patched(in, plan, image, pnmpi::ElfObject::load(written));
+      });
+  std::cout << "pnmpi-patch: renamed " << describe(plan) << " in "
+            << (in_place ? target + " (in place)" : in.label() + " -> " + target)
+            << relocation_note(plan) << "\n";
+  return kExitOk;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  try {
+    Options options;
+    if (!parse_arguments(argc, argv, options))
+      return kExitOk;
+    return run(options);
+  } catch (const UsageError &e) {
+    std::cerr << "pnmpi-patch: " << e.what() << "\nTry 'pnmpi-patch --help'.\n";
+    return kExitUsage;
+  } catch (const pnmpi::PatchError &e) {
+    std::cerr << "pnmpi-patch: " << e.what() << "\n";
+    return e.kind() == pnmpi::PatchErrorKind::already_patched ? kExitAlreadyPatched : kExitError;
+  } catch (const std::exception &e) {
+    std::cerr << "pnmpi-patch: " << e.what() << "\n";
+    return kExitError;
+  }
+}

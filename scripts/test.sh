@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the pnmpi authors
+#
+# Builds pnmpi for Open MPI and for MPICH and runs every test: formatting, the unit and
+# MPI tests of both builds, the unit tests again under AddressSanitizer and UBSan, and a
+# bounded fuzzing run of the patcher's ELF reader. Installs missing Debian packages first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh
+
+jobs=$(nproc)
+passed=0
+failed=0
+status=0
+
+# Runs ctest with the given arguments and adds its counts to the totals.
+run_ctest() {
+  local log
+  log=$(mktemp)
+  if ctest --output-on-failure "$@" 2>&1 | tee "$log"; then :; fi
+  local line
+  line=$(grep -E '^[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -1 || true)
+  if [ -z "$line" ]; then
+    echo "test.sh: ctest $* printed no summary" >&2
+    status=1
+  else
+    local f t
+    f=$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1/' <<<"$line")
+    t=$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\2/' <<<"$line")
+    passed=$((passed + t - f))
+    failed=$((failed + f))
+    [ "$f" -eq 0 ] || status=1
+  fi
+  rm -f "$log"
+}
+
+echo "== clang-format"
+if ! bash scripts/check-format.sh; then
+  status=1
+  failed=$((failed + 1))
+else
+  passed=$((passed + 1))
+fi
+
+for mpi in openmpi mpich; do
+  echo "== build and test with ${mpi}"
+  cmake -S . -B "build-${mpi}" -DMPI_C_COMPILER="mpicc.${mpi}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DPNMPI_BUILD_FUZZERS=OFF >/dev/null
+  cmake --build "build-${mpi}" -j"${jobs}"
+  run_ctest --test-dir "build-${mpi}" -L unit -j"${jobs}"
+  # MPI jobs run one at a time: MPICH busy-polls, and two jobs would share two cores.
+  run_ctest --test-dir "build-${mpi}" -L mpi
+done
+
+echo "== unit tests under AddressSanitizer and UBSan"
+cmake -S . -B build-asan -DMPI_C_COMPILER=mpicc.openmpi -DCMAKE_BUILD_TYPE=Debug \
+  -DPNMPI_SANITIZE=address,undefined -DPNMPI_BUILD_BENCH=OFF >/dev/null
+cmake --build build-asan -j"${jobs}" --target test_core test_patcher
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  run_ctest --test-dir build-asan -L unit -E '^stubgen' -j"${jobs}"
+
+if [ -f tests/patcher/run_fuzz.sh ]; then
+  echo "== bounded fuzzing of the patcher's ELF reader"
+  if bash tests/patcher/run_fuzz.sh build-fuzz 60; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    status=1
+  fi
+fi
+
+echo
+echo "tests: ${passed} passed, ${failed} failed"
+exit "${status}"

@@ -1,0 +1,37 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the pnmpi authors
+"""pnmpi_stub.c: the MPI_X entry points of libpnmpi.so.
+
+Each stub tests one bit and then tail-calls either the first module wrapping X or
+PMPI_X: no frame of its own stays on the stack, so a tool's call-site attribution is
+unchanged when no module wraps X, and both paths cost a jump.
+"""
+
+import emit_common as c
+
+
+def emit_routine(routine):
+    body = ["  %s();" % f for f in routine.before]
+    wrapped = c.returning_call(routine, c.cast_call(routine, "pnmpi_head[%s]" % routine.id_name),
+                               routine.arg_names(), "    ")
+    body.append("  if (pnmpi_routine_wrapped(%s))%s" % (routine.id_name,
+                                                          " {" if len(wrapped) > 1 else ""))
+    body += wrapped
+    if len(wrapped) > 1:
+        body.append("  }")
+    body += c.returning_call(routine, routine.pmpi_name, routine.arg_names())
+    return c.function("PNMPI_API ", routine, routine.name, body)
+
+
+def emit(api):
+    before = sorted({f for r in api.routines if not r.manual for f in r.before})
+    out = [c.c_banner(api, "pnmpi_stub.c: the MPI_ entry points of libpnmpi.so."), "\n",
+           c.DEPRECATED_PRAGMA, "\n",
+           "#include <mpi.h>\n\n#include \"dispatch.h\"\n#include \"pnmpi_routine_types.h\"\n"]
+    if before:
+        out.append("\n/* The `before` calls of exceptions.txt. */\n")
+        out += ["PNMPI_INTERNAL void %s(void);\n" % f for f in before]
+    for r in api.routines:
+        if not r.manual:
+            out += ["\n", emit_routine(r)]
+    return {"pnmpi_stub.c": "".join(out)}

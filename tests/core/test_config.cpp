@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Copyright (c) 2026 the pnmpi authors
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "dispatch.h"
+#include "error.h"
+
+namespace pnmpi {
+namespace {
+
+std::string error_of(const std::string &text) {
+  try {
+    parse_config(text, "conf");
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(Config, ModulesArgumentsAndComments) {
+  const Config c = parse_config("# a comment\n\nmodule empty\n"
+                                "module delay   # trailing comment\n"
+                                "argument delay-us 250\n"
+                                "argument note  two   words\n"
+                                "\tmodule /abs/path/tool.so\r\n",
+                                "conf");
+  ASSERT_EQ(c.modules.size(), 3u);
+  EXPECT_EQ(c.modules[0].name, "empty");
+  EXPECT_EQ(c.modules[0].line, 3);
+  EXPECT_TRUE(c.modules[0].arguments.empty());
+  EXPECT_EQ(c.modules[1].name, "delay");
+  ASSERT_NE(c.modules[1].argument("delay-us"), nullptr);
+  EXPECT_EQ(*c.modules[1].argument("delay-us"), "250");
+  EXPECT_EQ(*c.modules[1].argument("note"), "two words");
+  EXPECT_EQ(c.modules[1].arguments[1].line, 6);
+  EXPECT_EQ(c.modules[1].argument("missing"), nullptr);
+  EXPECT_EQ(c.modules[2].name, "/abs/path/tool.so");
+  EXPECT_EQ(c.modules[2].stack, 0);
+  EXPECT_EQ(c.path, "conf");
+}
+
+TEST(Config, EmptyTextHasNoModules) {
+  EXPECT_TRUE(parse_config("", "conf").modules.empty());
+  EXPECT_TRUE(parse_config("\n# only a comment\n   \n", "conf").modules.empty());
+}
+
+TEST(Config, ErrorsNameFileLineAndToken) {
+  EXPECT_EQ(error_of("module a\nmodul b\n"),
+            "conf:2: unknown directive 'modul' (expected 'module' or 'argument')");
+  EXPECT_EQ(error_of("module\n"), "conf:1: 'module' needs a module name, as in 'module empty'");
+  EXPECT_EQ(error_of("module a b\n"),
+            "conf:1: 'module' takes one name; unexpected 'b' (give module arguments on "
+            "'argument' lines below it)");
+  EXPECT_EQ(error_of("argument k v\n"),
+            "conf:1: 'argument' before any 'module': an argument belongs to the module above it");
+  EXPECT_EQ(error_of("module a\nargument\n"),
+            "conf:2: 'argument' needs a key and a value, as in 'argument delay-us 100'");
+  EXPECT_EQ(error_of("module a\nargument k\n"), "conf:2: 'argument' 'k' needs a value");
+  EXPECT_EQ(error_of("module a\nargument k 1\n\nargument k 2\n"),
+            "conf:4: argument 'k' given twice to module 'a' (first on line 2)");
+  EXPECT_EQ(error_of(std::string("module a\0b\n", 11)),
+            "conf:1: NUL byte in the configuration: this is not a text file");
+}
+
+TEST(Config, SameKeyOnDifferentModulesIsFine) {
+  const Config c = parse_config("module a\nargument k 1\nmodule a\nargument k 2\n", "conf");
+  EXPECT_EQ(*c.modules[0].argument("k"), "1");
+  EXPECT_EQ(*c.modules[1].argument("k"), "2");
+}
+
+class ConfigDiscovery : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ::mkdir(PNMPI_TEST_SCRATCH_DIR, 0755);
+    m_dir = std::string(PNMPI_TEST_SCRATCH_DIR) + "/discovery";
+    ::mkdir(m_dir.c_str(), 0755);
+    ::mkdir((m_dir + "/home").c_str(), 0755);
+    ::mkdir((m_dir + "/cwd").c_str(), 0755);
+    char buf[4096];
+    m_old_cwd = ::getcwd(buf, sizeof buf);
+    ASSERT_EQ(::chdir((m_dir + "/cwd").c_str()), 0);
+    ::unlink(".pnmpi-conf");
+    ::unlink((m_dir + "/home/.pnmpi-conf").c_str());
+    const char *home = std::getenv("HOME");
+    m_old_home = home ? home : "";
+    ::setenv("HOME", (m_dir + "/home").c_str(), 1);
+    ::unsetenv("PNMPI_CONF");
+  }
+  void TearDown() override {
+    ::setenv("HOME", m_old_home.c_str(), 1);
+    ::unsetenv("PNMPI_CONF");
+    ASSERT_EQ(::chdir(m_old_cwd.c_str()), 0);
+  }
+  static void touch(const std::string &path) { std::ofstream(path) << "module x\n"; }
+  std::string m_dir, m_old_cwd, m_old_home;
+};
+
+TEST_F(ConfigDiscovery, OrderIsEnvThenCwdThenHome) {
+  EXPECT_EQ(find_config_file(), std::nullopt);
+  touch(m_dir + "/home/.pnmpi-conf");
+  EXPECT_EQ(find_config_file(), m_dir + "/home/.pnmpi-conf");
+  touch(".pnmpi-conf");
+  EXPECT_EQ(find_config_file(), ".pnmpi-conf");
+  touch(m_dir + "/explicit.conf");
+  ::setenv("PNMPI_CONF", (m_dir + "/explicit.conf").c_str(), 1);
+  EXPECT_EQ(find_config_file(), m_dir + "/explicit.conf");
+}
+
+TEST_F(ConfigDiscovery, MissingFileNamedByEnvIsAnError) {
+  ::setenv("PNMPI_CONF", "/nonexistent/x.conf", 1);
+  try {
+    find_config_file();
+    FAIL() << "expected an error";
+  } catch (const Error &e) {
+    EXPECT_STREQ(e.what(), "PNMPI_CONF is set to '/nonexistent/x.conf', which is not a "
+                           "readable file; fix the path or unset PNMPI_CONF");
+  }
+}
+
+TEST_F(ConfigDiscovery, LoadFileReportsItsPath) {
+  std::ofstream(m_dir + "/bad.conf") << "module a\nbogus\n";
+  try {
+    load_config_file(m_dir + "/bad.conf");
+    FAIL() << "expected an error";
+  } catch (const Error &e) {
+    EXPECT_EQ(std::string(e.what()), m_dir + "/bad.conf:2: unknown directive 'bogus' "
+                                             "(expected 'module' or 'argument')");
+  }
+}
+
+TEST(BitSet, SetAndTestEveryBitOfSeveralWords) {
+  uint64_t words[3] = {0, 0, 0};
+  for (unsigned bit : {0u, 1u, 63u, 64u, 100u, 191u})
+    pnmpi_bit_set(words, bit);
+  for (unsigned bit = 0; bit < 192; ++bit) {
+    const bool want = bit == 0 || bit == 1 || bit == 63 || bit == 64 || bit == 100 || bit == 191;
+    EXPECT_EQ(pnmpi_bit_test(words, bit), want ? 1 : 0) << bit;
+  }
+  EXPECT_EQ(words[0], (uint64_t(1) << 63) | 3u);
+  EXPECT_EQ(words[1], (uint64_t(1) << 36) | 1u);
+  EXPECT_EQ(words[2], uint64_t(1) << 63);
+}
+
+} // namespace
+} // namespace pnmpi

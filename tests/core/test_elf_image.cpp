@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Copyright (c) 2026 the pnmpi authors
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <elf.h>
+#include <fstream>
+#include <iterator>
+#include <link.h>
+
+#include "elf_image.h"
+#include "error.h"
+
+namespace pnmpi {
+namespace {
+
+const char *const kNames[] = {"MPI_Barrier", "MPI_Recv", "MPI_Send", "MPI_Start"};
+const RoutineIndex kRoutines(kNames, 4);
+
+std::vector<unsigned char> read_file(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+const std::string kDelay = std::string(PNMPI_TEST_MODULE_BUILD_DIR) + "/delay.so";
+
+std::string error_of(const std::vector<unsigned char> &bytes) {
+  try {
+    read_elf_image(bytes, "f.so", kRoutines);
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(RoutineIndex, FindsByName) {
+  EXPECT_EQ(kRoutines.find("MPI_Send"), 2);
+  EXPECT_EQ(kRoutines.find("MPI_Sendx"), -1);
+  EXPECT_EQ(kRoutines.find(""), -1);
+}
+
+TEST(ElfImage, ReadsWrappersCallSitesAndHooksOfABuiltModule) {
+  const std::vector<unsigned char> bytes = read_file(kDelay);
+  ASSERT_GT(bytes.size(), 1000u) << kDelay;
+  const ElfImage img = read_elf_image(bytes, kDelay, kRoutines);
+  std::vector<unsigned> wrapped;
+  for (const auto &w : img.wrappers) {
+    wrapped.push_back(w.id);
+    EXPECT_NE(w.value, 0u);
+  }
+  EXPECT_EQ(wrapped, (std::vector<unsigned>{2, 3})) << "delay wraps MPI_Send and MPI_Start";
+  auto calls = [&](unsigned id) {
+    return std::count_if(img.sites.begin(), img.sites.end(),
+                         [&](const ElfImage::Site &s) { return s.id == id; });
+  };
+  EXPECT_GE(calls(2), 1) << "its MPI_Send calls the next layer's MPI_Send";
+  EXPECT_EQ(calls(0), 0);
+  EXPECT_TRUE(img.pmpi_imports.empty()) << "the build patched it";
+  EXPECT_FALSE(img.unknown_xmpi.empty()) << "XMPI_Bsend etc. are not in this small index";
+  EXPECT_EQ(img.pnmpi_syms.count("PNMPI_RegistrationPoint"), 1u);
+  EXPECT_FALSE(img.code.empty());
+}
+
+TEST(ElfImage, RefusesWhatIsNotASharedObject) {
+  EXPECT_EQ(error_of({}), "f.so: not an ELF file (a module must be a shared object, .so)");
+  const std::string text = "#!/bin/sh\necho hello\n";
+  EXPECT_EQ(error_of({text.begin(), text.end()}),
+            "f.so: not an ELF file (a module must be a shared object, .so)");
+  std::vector<unsigned char> bytes = read_file(kDelay);
+  reinterpret_cast<ElfW(Ehdr) *>(bytes.data())->e_type = ET_EXEC;
+  EXPECT_EQ(error_of(bytes), "f.so: not a shared object (ELF type 2); build the module with "
+                             "-shared");
+}
+
+TEST(ElfImage, RefusesTruncatedAndCorruptFiles) {
+  const std::vector<unsigned char> good = read_file(kDelay);
+  std::vector<unsigned char> truncated(good.begin(), good.begin() + 40);
+  EXPECT_EQ(error_of(truncated).rfind("f.so: corrupt ELF file: data at offset 0 runs past", 0), 0u)
+      << error_of(truncated);
+
+  std::vector<unsigned char> bad_phoff = good;
+  reinterpret_cast<ElfW(Ehdr) *>(bad_phoff.data())->e_phoff = good.size() + 64;
+  EXPECT_NE(error_of(bad_phoff).find("corrupt ELF file: data at offset"), std::string::npos);
+
+  // Cut the file inside what the loader maps (past it lie only section headers and debug
+  // information, which the reader rightly ignores): every reference past the cut is caught.
+  const auto *geh = reinterpret_cast<const ElfW(Ehdr) *>(good.data());
+  const auto *gph = reinterpret_cast<const ElfW(Phdr) *>(good.data() + geh->e_phoff);
+  std::size_t mapped = 0;
+  for (int i = 0; i < geh->e_phnum; ++i)
+    if (gph[i].p_type == PT_LOAD)
+      mapped = std::max<std::size_t>(mapped, gph[i].p_offset + gph[i].p_filesz);
+  for (std::size_t cut : {mapped / 8, mapped / 4, mapped / 2, mapped - 1}) {
+    std::vector<unsigned char> cut_bytes(good.begin(), good.begin() + cut);
+    EXPECT_NE(error_of(cut_bytes).find("corrupt ELF file"), std::string::npos) << cut;
+  }
+
+  std::vector<unsigned char> no_dynamic = good;
+  auto *eh = reinterpret_cast<ElfW(Ehdr) *>(no_dynamic.data());
+  auto *ph = reinterpret_cast<ElfW(Phdr) *>(no_dynamic.data() + eh->e_phoff);
+  for (int i = 0; i < eh->e_phnum; ++i)
+    if (ph[i].p_type == PT_DYNAMIC)
+      ph[i].p_type = PT_NULL;
+  EXPECT_EQ(error_of(no_dynamic),
+            "f.so: not a dynamically linked shared object (no PT_DYNAMIC segment)");
+}
+
+TEST(ElfImage, EveryByteFlipOfTheHeadersIsHandled) {
+  // Robustness sweep: no single corrupted byte in the ELF and program headers may crash
+  // the reader; it either reads the file or throws pnmpi::Error.
+  const std::vector<unsigned char> good = read_file(kDelay);
+  const auto *eh = reinterpret_cast<const ElfW(Ehdr) *>(good.data());
+  const std::size_t end = eh->e_phoff + eh->e_phnum * sizeof(ElfW(Phdr));
+  for (std::size_t i = 0; i < end; ++i) {
+    std::vector<unsigned char> bytes = good;
+    bytes[i] ^= 0xff;
+    try {
+      read_elf_image(bytes, "f.so", kRoutines);
+    } catch (const Error &) {
+    }
+  }
+}
+
+} // namespace
+} // namespace pnmpi

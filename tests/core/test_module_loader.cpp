@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Copyright (c) 2026 the pnmpi authors
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sys/stat.h>
+
+#include "error.h"
+#include "module_loader.h"
+
+namespace pnmpi {
+namespace {
+
+class Resolve : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ::mkdir(PNMPI_TEST_SCRATCH_DIR, 0755);
+    m_a = std::string(PNMPI_TEST_SCRATCH_DIR) + "/repo_a";
+    m_b = std::string(PNMPI_TEST_SCRATCH_DIR) + "/repo_b";
+    ::mkdir(m_a.c_str(), 0755);
+    ::mkdir(m_b.c_str(), 0755);
+    std::ofstream(m_a + "/libtool.so") << "x";
+    std::ofstream(m_b + "/tool.so") << "x";
+    std::ofstream(m_b + "/other.so") << "x";
+    m_config.path = "site.conf";
+  }
+  ModuleSpec spec(const std::string &name) { return {name, 7, 0, {}}; }
+  std::string m_a, m_b;
+  Config m_config;
+};
+
+TEST_F(Resolve, SearchesDirectoriesInOrderThenNameForms) {
+  EXPECT_EQ(resolve_module(spec("tool"), m_config, {m_a, m_b}), m_a + "/libtool.so");
+  EXPECT_EQ(resolve_module(spec("tool"), m_config, {m_b, m_a}), m_b + "/tool.so");
+  EXPECT_EQ(resolve_module(spec("other.so"), m_config, {m_a, m_b}), m_b + "/other.so");
+  EXPECT_EQ(resolve_module(spec(m_b + "/other.so"), m_config, {}), m_b + "/other.so");
+}
+
+TEST_F(Resolve, NotFoundNamesLineAndEveryPlaceSearched) {
+  try {
+    resolve_module(spec("nothere"), m_config, {m_a, m_b});
+    FAIL();
+  } catch (const Error &e) {
+    EXPECT_EQ(std::string(e.what()),
+              "site.conf:7: module 'nothere' not found: no nothere.so or libnothere.so in " + m_a +
+                  ", " + m_b +
+                  " (PNMPI_LIB_PATH, then the install's module directory); add the directory "
+                  "that holds it to PNMPI_LIB_PATH");
+  }
+  try {
+    resolve_module(spec("nothere"), m_config, {});
+    FAIL();
+  } catch (const Error &e) {
+    EXPECT_STREQ(e.what(), "site.conf:7: module 'nothere' not found: no nothere.so or "
+                           "libnothere.so in any directory (PNMPI_LIB_PATH is not set); add the "
+                           "directory that holds it to PNMPI_LIB_PATH");
+  }
+  try {
+    resolve_module(spec("/no/such/x.so"), m_config, {m_a});
+    FAIL();
+  } catch (const Error &e) {
+    EXPECT_STREQ(e.what(), "site.conf:7: module '/no/such/x.so': no such file /no/such/x.so");
+  }
+}
+
+TEST_F(Resolve, UnconvertedToolIsRefusedWithTheCommandToConvertIt) {
+  const char *const names[] = {"MPI_Allreduce", "MPI_Barrier", "MPI_Comm_size", "MPI_Init"};
+  const RoutineIndex routines(names, 4);
+  const ModuleSpec s = spec("plain_tool");
+  try {
+    read_module_file(PNMPI_TEST_PLAIN_TOOL, s, m_config, routines);
+    FAIL();
+  } catch (const Error &e) {
+    EXPECT_EQ(std::string(e.what()),
+              std::string("site.conf:7: module 'plain_tool' (") + PNMPI_TEST_PLAIN_TOOL +
+                  "): calls PMPI_Allreduce directly (and 3 more PMPI_ routines): it is a plain "
+                  "PMPI tool, not converted yet; run 'pnmpi-patch " +
+                  PNMPI_TEST_PLAIN_TOOL + " OUT.so' and list OUT.so instead");
+  }
+}
+
+} // namespace
+} // namespace pnmpi

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Copyright (c) 2026 the pnmpi authors
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace pnmpi::test {
+
+struct RunResult {
+  int exit_code = -1; ///< the exit status, or 128+signal; -1 if it timed out
+  bool timed_out = false;
+  std::string out;
+  std::string err;
+};
+
+/// Runs `argv` with `env` added to this process's environment, in its own process group,
+/// killing the group after `timeout_s` seconds. Never hangs.
+RunResult run(const std::vector<std::string> &argv, const std::map<std::string, std::string> &env,
+              int timeout_s);
+
+/// How to launch an MPI job with the MPI this tree was built for.
+struct MpiJob {
+  int ranks = 2;
+  std::map<std::string, std::string> env;
+  std::string preload; ///< LD_PRELOAD for the ranks only, not the launcher
+  std::vector<std::string> program;
+  int timeout_s = 120;
+};
+
+RunResult run_mpi(const MpiJob &job);
+
+/// Writes `text` to a fresh file in the test's scratch directory and returns its path.
+std::string write_temp_file(const std::string &name, const std::string &text);
+
+/// The lines of `text` that contain `needle`.
+std::vector<std::string> lines_with(const std::string &text, const std::string &needle);
+
+/// Everything a failed assertion should show about a run.
+std::string describe(const RunResult &r);
+
+} // namespace pnmpi::test
