@@ -10,7 +10,7 @@
 #include <string>
 
 #include "run_mpi.h"
-#include "test_config.h"
+#include "pnmpi_test_config.h"
 
 namespace pnmpi::test {
 namespace {

@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "test_config.h"
+#include "pnmpi_test_config.h"
 
 extern char **environ;
 

@@ -31,7 +31,7 @@ struct MpiJob {
 
 RunResult run_mpi(const MpiJob &job);
 
-/// Writes `text` to a fresh file in the test's scratch directory and returns its path.
+/// Writes `text` to a fresh file in the tests' scratch directory and returns its path.
 std::string write_temp_file(const std::string &name, const std::string &text);
 
 /// The lines of `text` that contain `needle`.
