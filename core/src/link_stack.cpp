@@ -43,14 +43,16 @@ LinkStacks build_link_stacks(const std::vector<LayerView> &layers, unsigned rout
 namespace {
 
 /// Makes a layer's RELRO pages writable for as long as it lives, then read-only again.
+/// These are exactly the pages the dynamic linker made read-only: both ends rounded down,
+/// so a partial last page (a slid copy's) was left writable and is left alone.
 class RelroWindow {
 public:
   RelroWindow(std::uintptr_t begin, std::uintptr_t end) {
-    if (begin == end)
-      return;
     const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
     m_begin = begin & ~(page - 1);
-    m_end = (end + page - 1) & ~(page - 1);
+    m_end = end & ~(page - 1);
+    if (m_begin == m_end)
+      return;
     if (::mprotect(reinterpret_cast<void *>(m_begin), m_end - m_begin, PROT_READ | PROT_WRITE))
       throw Error(std::string("cannot make a module's relocated data writable to bind it: ") +
                   std::strerror(errno));

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "elf_slide.h"
 #include "error.h"
 #include "log.h"
 
@@ -188,6 +189,7 @@ LoadedModule load_module_copy(ModuleFile &file, const ModuleSpec &module, const 
                               CopyDirectory &copies, int layer) {
   const std::string context = module_context(module, config) + " (" + file.path + ")";
   void *handle = nullptr;
+  std::uint64_t slide = 0;
   if (file.loaded == 0) {
     // The first copy binds every symbol now, so an unresolved one is reported here, with
     // the config line, rather than as a crash at its first call.
@@ -198,9 +200,21 @@ LoadedModule load_module_copy(ModuleFile &file, const ModuleSpec &module, const 
     // layer number in our private directory. Later copies are the same bytes with the same
     // dependencies, already proven to resolve, so they bind lazily. The file is unlinked
     // once mapped.
+    // Each copy is also slid by its own multiple of the cache line (elf_slide.h), so the
+    // layers' hot code and GOT slots do not all fall into the same cache sets.
+    if (!file.slides_known) {
+      std::string why_not;
+      file.slides = slide_amounts(file.bytes, why_not);
+      file.slides_known = true;
+      if (file.slides.empty())
+        debug(1, context + ": copies cannot be slid (" + why_not +
+                     "); many layers of it may share cache sets");
+    }
+    if (!file.slides.empty())
+      slide = file.slides[static_cast<std::size_t>(file.loaded - 1) % file.slides.size()];
     const std::string path =
         copies.path(context) + "/" + std::to_string(layer) + "-" + base_name(file.path);
-    write_copy(path, file.bytes, context);
+    write_copy(path, slide ? slide_image(file.bytes, slide) : file.bytes, context);
     handle = ::dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL);
     ::unlink(path.c_str());
   }
@@ -212,7 +226,7 @@ LoadedModule load_module_copy(ModuleFile &file, const ModuleSpec &module, const 
   if (::dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || map == nullptr)
     throw Error(context + ": the dynamic linker did not say where it loaded the module");
   ++file.loaded;
-  return {&file, handle, static_cast<std::uintptr_t>(map->l_addr)};
+  return {&file, handle, static_cast<std::uintptr_t>(map->l_addr + slide)};
 }
 
 } // namespace pnmpi

@@ -18,13 +18,16 @@ struct ModuleFile {
   std::vector<unsigned char> bytes;
   ElfImage image;
   int loaded = 0; ///< layers loaded from it so far
+  /// How far copies after the first may be slid (elf_slide.h); computed with the second copy.
+  std::vector<std::uint64_t> slides;
+  bool slides_known = false;
 };
 
 /// One loaded copy of a module: one layer, with its own globals.
 struct LoadedModule {
   const ModuleFile *file;
   void *handle;
-  std::uintptr_t base;
+  std::uintptr_t base; ///< add to the file's link-time addresses (ElfImage) to reach this copy
 };
 
 /// Where modules are looked for: the PNMPI_LIB_PATH directories in order, then the

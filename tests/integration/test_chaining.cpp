@@ -9,8 +9,8 @@
 #include <regex>
 #include <string>
 
-#include "run_mpi.h"
 #include "pnmpi_test_config.h"
+#include "run_mpi.h"
 
 namespace pnmpi::test {
 namespace {
@@ -151,26 +151,37 @@ double rtt_us(const RunResult &r) {
   return std::stod(m[1]);
 }
 
+/// The fastest of three runs' mean round trips: interference from a busy machine only ever
+/// adds time, so the minimum is the measurement that does not flake.
+double best_rtt_us(const std::string &conf, const std::string &iterations) {
+  double best = -1;
+  for (int run = 0; run < 3; ++run) {
+    const RunResult r = run_with(conf, {app("pingpong_app"), iterations});
+    EXPECT_EQ(r.exit_code, 0) << describe(r);
+    const double rtt = rtt_us(r);
+    if (rtt > 0 && (best < 0 || rtt < best))
+      best = rtt;
+  }
+  return best;
+}
+
 TEST(Delay, EachLayerAddsItsDelayToEverySend) {
   // A round trip holds two sends, each delayed by every layer: k layers of d microseconds
   // add 2*k*d. The busy wait never returns early, so the lower bound is tight; the upper
-  // bound leaves room for a loaded machine.
+  // bound catches a delay applied twice.
   constexpr int kDelay = 250, kIterations = 100;
   const std::string iters = std::to_string(kIterations);
-  const RunResult base = run_with("", {app("pingpong_app"), iters});
-  ASSERT_EQ(base.exit_code, 0) << describe(base);
-  const double rtt0 = rtt_us(base);
-  ASSERT_GT(rtt0, 0) << base.out;
+  const double rtt0 = best_rtt_us("", iters);
+  ASSERT_GT(rtt0, 0);
   for (int k : {1, 3}) {
     std::string conf;
     for (int i = 0; i < k; ++i)
       conf += "module delay\nargument delay-us " + std::to_string(kDelay) + "\n";
-    const RunResult r = run_with(conf, {app("pingpong_app"), iters});
-    ASSERT_EQ(r.exit_code, 0) << describe(r);
-    const double added = rtt_us(r) - rtt0;
+    const double rtt = best_rtt_us(conf, iters);
+    const double added = rtt - rtt0;
     const double expected = 2.0 * k * kDelay;
-    EXPECT_GE(added, 0.97 * expected) << k << " layers: rtt " << rtt_us(r) << " vs " << rtt0;
-    EXPECT_LE(added, 1.5 * expected + 200) << k << " layers: rtt " << rtt_us(r) << " vs " << rtt0;
+    EXPECT_GE(added, 0.97 * expected) << k << " layers: rtt " << rtt << " vs " << rtt0;
+    EXPECT_LE(added, 1.5 * expected + 200) << k << " layers: rtt " << rtt << " vs " << rtt0;
   }
 }
 
