@@ -201,11 +201,19 @@ TEST(Config, ExampleFileLoads) {
 
 /// A job that must stop: non-zero exit, no hang, and this exact message from every rank.
 void expect_stops_with(const std::string &conf, const std::string &message) {
-  const RunResult r = run_with(conf, {app("order_app")}, 2, {});
+  MpiJob job;
+  job.program = {app("order_app")};
+  job.env["PNMPI_LIB_PATH"] = kLibPath;
+  const auto *info = ::testing::UnitTest::GetInstance()->current_test_info();
+  job.env["PNMPI_CONF"] =
+      write_temp_file(std::string(info->test_suite_name()) + "." + info->name() + ".conf", conf);
+  const RunResult r = run_mpi(job);
   EXPECT_FALSE(r.timed_out) << describe(r);
   EXPECT_NE(r.exit_code, 0) << describe(r);
-  EXPECT_EQ(lines_with(r.err, "pnmpi: " + message).size(), 2u) << "want: pnmpi: " << message << "\n"
-                                                               << describe(r);
+  ASSERT_EQ(r.rank_err.size(), 2u);
+  for (const std::string &err : r.rank_err)
+    EXPECT_EQ(lines_with(err, "pnmpi: " + message).size(), 1u) << "want: pnmpi: " << message << "\n"
+                                                               << err;
   EXPECT_EQ(r.out.find("result:"), std::string::npos) << "the application must not run";
 }
 

@@ -133,8 +133,32 @@ RunResult run_mpi(const MpiJob &job) {
     if (!job.preload.empty())
       argv.insert(argv.end(), {"-genv", "LD_PRELOAD", job.preload});
   }
+  std::string rank_dir;
+  if (job.stderr_per_rank) {
+    static int jobs = 0;
+    rank_dir = std::string(PNMPI_TEST_SCRATCH_DIR) + "/stderr-" + std::to_string(::getpid()) + "-" +
+               std::to_string(++jobs);
+    ::mkdir(PNMPI_TEST_SCRATCH_DIR, 0755);
+    ::mkdir(rank_dir.c_str(), 0755);
+    // Both launchers export the rank: Open MPI as OMPI_COMM_WORLD_RANK, Hydra as PMI_RANK.
+    argv.insert(argv.end(), {"/bin/sh", "-c",
+                             "exec \"$0\" \"$@\" 2>\"" + rank_dir +
+                                 "/rank.${OMPI_COMM_WORLD_RANK:-$PMI_RANK}\""});
+  }
   argv.insert(argv.end(), job.program.begin(), job.program.end());
-  return run(argv, env, job.timeout_s);
+  RunResult result = run(argv, env, job.timeout_s);
+  for (int rank = 0; job.stderr_per_rank && rank < job.ranks; ++rank) {
+    const std::string path = rank_dir + "/rank." + std::to_string(rank);
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    result.rank_err.push_back(text.str());
+    result.err += result.rank_err.back();
+    ::unlink(path.c_str());
+  }
+  if (!rank_dir.empty())
+    ::rmdir(rank_dir.c_str());
+  return result;
 }
 
 std::string write_temp_file(const std::string &name, const std::string &text) {

@@ -12,7 +12,8 @@ struct RunResult {
   int exit_code = -1; ///< the exit status, or 128+signal; -1 if it timed out
   bool timed_out = false;
   std::string out;
-  std::string err;
+  std::string err;                   ///< the launcher's, then each rank's in rank order
+  std::vector<std::string> rank_err; ///< each rank's own stderr, with MpiJob::stderr_per_rank
 };
 
 /// Runs `argv` with `env` added to this process's environment, in its own process group,
@@ -27,6 +28,10 @@ struct MpiJob {
   std::string preload; ///< LD_PRELOAD for the ranks only, not the launcher
   std::vector<std::string> program;
   int timeout_s = 120;
+  /// Sends each rank's stderr to a file of its own and returns them in rank_err (and, in
+  /// rank order, in err): the launcher's forwarding may cut one rank's line with another's
+  /// output, which would make counting lines flaky.
+  bool stderr_per_rank = true;
 };
 
 RunResult run_mpi(const MpiJob &job);
