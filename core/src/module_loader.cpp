@@ -11,7 +11,6 @@
 #include <fstream>
 #include <iterator>
 #include <link.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -197,11 +196,10 @@ LoadedModule load_module_copy(ModuleFile &file, const ModuleSpec &module, const 
   } else {
     // The dynamic linker shares an object loaded under the same name or from the same
     // file, so a copy needs both a file of its own and a name no loaded object has: the
-    // layer number in our private directory. Later copies are the same bytes with the same
-    // dependencies, already proven to resolve, so they bind lazily. The file is unlinked
-    // once mapped.
-    // Each copy is also slid by its own multiple of the cache line (elf_slide.h), so the
-    // layers' hot code and GOT slots do not all fall into the same cache sets.
+    // layer number in our private directory. Each copy is also slid by its own multiple of
+    // the cache line (elf_slide.h), so the layers' hot code and GOT slots do not all fall
+    // into the same cache sets. Copies are the same code with the same dependencies,
+    // already proven to resolve, so they bind lazily; the file is unlinked once mapped.
     if (!file.slides_known) {
       std::string why_not;
       file.slides = slide_amounts(file.bytes, why_not);
