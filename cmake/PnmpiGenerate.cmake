@@ -8,7 +8,9 @@
 #      <dir>/mpi_preprocessed.i, re-run when any header it read changes (depfile), and
 #   2. run stub-gen/pnmpi_stubgen.py on it and on the MPI library, writing the generated
 #      sources, mpi_api.json and pnmpi_api_report.txt into <dir>.
-# Sets <var> in the caller's scope to the generated .c and .h files.
+# Sets <var> in the caller's scope to the generated .c and .h files. The module headers
+# pnmpi_newstack.h and pnmpi_xmpi.h are also copied to <dir>/include/pnmpi/newstack.h and
+# xmpi.h, the names modules include them by (and the names they are installed under).
 #
 # Needs find_package(MPI COMPONENTS C) (MPI_C_COMPILER, MPI_C_LIBRARIES) and, if not yet
 # found, finds Python 3. Every generator script and exceptions.txt is a dependency, so a
@@ -19,9 +21,12 @@ include_guard(GLOBAL)
 set(PNMPI_GENERATED_SOURCES
   pnmpi_routine_ids.h
   pnmpi_routine_types.h
+  pnmpi_routine_names.c
   pnmpi_tables.c
   pnmpi_stub.c
   pnmpi_xmpi.c
+  pnmpi_newstack.h
+  pnmpi_xmpi.h
   empty.c)
 
 function(pnmpi_generate_stubs)
@@ -84,6 +89,16 @@ function(pnmpi_generate_stubs)
     DEPENDS "${preprocessed}" ${gen_scripts} "${exceptions}" ${library_files}
     COMMENT "Generating the pnmpi stubs from mpi.h"
     VERBATIM)
+
+  foreach(header IN ITEMS newstack xmpi)
+    set(copy "${outdir}/include/pnmpi/${header}.h")
+    add_custom_command(
+      OUTPUT "${copy}"
+      COMMAND "${CMAKE_COMMAND}" -E copy_if_different "${outdir}/pnmpi_${header}.h" "${copy}"
+      DEPENDS "${outdir}/pnmpi_${header}.h"
+      VERBATIM)
+    list(APPEND outputs "${copy}")
+  endforeach()
 
   set(${arg_OUTPUTS_VAR} "${outputs}" PARENT_SCOPE)
 endfunction()

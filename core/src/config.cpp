@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -15,10 +16,37 @@
 namespace pnmpi {
 
 const std::string *ModuleSpec::argument(std::string_view key) const {
+  const Argument *a = find_argument(key);
+  return a != nullptr ? &a->value : nullptr;
+}
+
+const Argument *ModuleSpec::find_argument(std::string_view key) const {
   for (const Argument &a : arguments)
     if (a.key == key)
-      return &a.value;
+      return &a;
   return nullptr;
+}
+
+std::string PcontrolPolicy::describe() const {
+  switch (mode) {
+  case Mode::Int:
+    return "int";
+  case Mode::On:
+    return "on";
+  case Mode::Off:
+    return "off";
+  case Mode::Typed:
+    break;
+  }
+  static const char *const types[] = {"int", "long", "double", "pointer"};
+  return "typed " + std::to_string(level) + " " + types[static_cast<int>(type)];
+}
+
+int Config::stack_index(std::string_view name) const {
+  for (std::size_t i = 0; i < stacks.size(); ++i)
+    if (stacks[i] == name)
+      return static_cast<int>(i);
+  return -1;
 }
 
 namespace {
@@ -45,15 +73,195 @@ std::string quoted(std::string_view word) {
   return "'" + std::string(word) + "'";
 }
 
+/// A whole number that fits an int, or nullopt.
+std::optional<int> int_of(std::string_view word) {
+  const std::string w(word);
+  char *end = nullptr;
+  errno = 0;
+  const long v = std::strtol(w.c_str(), &end, 10);
+  if (w.empty() || errno != 0 || *end != '\0' || v < INT_MIN || v > INT_MAX)
+    return std::nullopt;
+  return static_cast<int>(v);
+}
+
+/// The parser's state between lines: which stack and which module of it lines attach to.
+class Parser {
+public:
+  Parser(Config &config, const std::string &path) : m_config(config), m_path(path) {}
+
+  void line(int line_no, const std::vector<std::string_view> &w) {
+    m_line = line_no;
+    const std::string_view directive = w[0];
+    if (directive == "module")
+      module(w);
+    else if (directive == "argument")
+      argument(w);
+    else if (directive == "pcontrol")
+      pcontrol(w);
+    else if (directive == "stack")
+      stack(w);
+    else if (directive == "globalpcontrol")
+      global_pcontrol(w);
+    else
+      fail("unknown directive " + quoted(directive) +
+           " (expected 'module', 'argument', 'pcontrol', 'stack' or 'globalpcontrol')");
+  }
+
+  [[noreturn]] void fail(const std::string &message) const {
+    throw Error(m_path + ":" + std::to_string(m_line) + ": " + message);
+  }
+
+private:
+  void module(const std::vector<std::string_view> &w) {
+    if (w.size() < 2)
+      fail("'module' needs a module name, as in 'module empty'");
+    if (w.size() > 2)
+      fail("'module' takes one name; unexpected " + quoted(w[2]) +
+           " (give module arguments on 'argument' lines below it)");
+    m_config.modules.push_back({std::string(w[1]), m_line, m_stack, {}});
+    m_module_in_stack = true;
+  }
+
+  /// The module a per-module directive (`argument`, `pcontrol`) belongs to: the one above
+  /// it in the same stack.
+  ModuleSpec &current_module(std::string_view directive, const char *what) {
+    if (!m_module_in_stack) {
+      if (m_config.modules.empty())
+        fail("'" + std::string(directive) + "' before any 'module': " + what);
+      fail("'" + std::string(directive) + "' after 'stack " + m_config.stacks[m_stack] +
+           "' on line " + std::to_string(m_config.stack_lines[m_stack]) +
+           " and before any 'module' of it: " + what);
+    }
+    return m_config.modules.back();
+  }
+
+  void argument(const std::vector<std::string_view> &w) {
+    ModuleSpec &module = current_module(w[0], "an argument belongs to the module above it");
+    if (w.size() < 3)
+      fail(w.size() < 2 ? std::string("'argument' needs a key and a value, as in "
+                                      "'argument delay-us 100'")
+                        : "'argument' " + quoted(w[1]) + " needs a value");
+    if (const Argument *a = module.find_argument(w[1]))
+      fail("argument " + quoted(w[1]) + " given twice to module " + quoted(module.name) +
+           " (first on line " + std::to_string(a->line) + ")");
+    std::string value(w[2]);
+    for (std::size_t i = 3; i < w.size(); ++i)
+      value.append(" ").append(w[i]);
+    module.arguments.push_back({std::string(w[1]), std::move(value), m_line});
+  }
+
+  void pcontrol(const std::vector<std::string_view> &w) {
+    ModuleSpec &module =
+        current_module(w[0], "it says whether the module above it receives MPI_Pcontrol");
+    if (w.size() > 2)
+      fail("'pcontrol' takes one word, 'on' or 'off'; unexpected " + quoted(w[2]));
+    if (module.pcontrol_line != 0)
+      fail("'pcontrol' given twice to module " + quoted(module.name) + " (first on line " +
+           std::to_string(module.pcontrol_line) + ")");
+    // A bare `pcontrol` means `on`, as in PnMPI.
+    if (w.size() == 2 && w[1] != "on" && w[1] != "off")
+      fail("'pcontrol' takes 'on' or 'off', not " + quoted(w[1]));
+    module.pcontrol = w.size() == 1 || w[1] == "on";
+    module.pcontrol_line = m_line;
+  }
+
+  void stack(const std::vector<std::string_view> &w) {
+    if (w.size() < 2)
+      fail("'stack' needs a stack name, as in 'stack small'");
+    if (w.size() > 2)
+      fail("'stack' takes one name; unexpected " + quoted(w[2]));
+    const int existing = m_config.stack_index(w[1]);
+    if (existing == 0) {
+      // The default stack is open from the top of the file. Naming it is allowed while it
+      // is still the current stack; a stack is one section and is never reopened.
+      if (m_stack != 0)
+        fail("stack 'default' cannot be reopened after 'stack " + m_config.stacks[m_stack] +
+             "' on line " + std::to_string(m_config.stack_lines[m_stack]) +
+             ": each stack is one section; move these modules above it");
+      if (m_config.stack_lines[0] != 0)
+        fail("stack 'default' started twice (first on line " +
+             std::to_string(m_config.stack_lines[0]) + ")");
+      m_config.stack_lines[0] = m_line;
+      return;
+    }
+    if (existing > 0)
+      fail("stack " + quoted(w[1]) + " started twice (first on line " +
+           std::to_string(m_config.stack_lines[existing]) +
+           "): each stack is one section; list its modules together");
+    m_config.stacks.emplace_back(w[1]);
+    m_config.stack_lines.push_back(m_line);
+    m_stack = static_cast<int>(m_config.stacks.size()) - 1;
+    m_module_in_stack = false;
+  }
+
+  void global_pcontrol(const std::vector<std::string_view> &w) {
+    PcontrolPolicy &p = m_config.pcontrol;
+    if (p.line != 0)
+      fail("'globalpcontrol' given twice (first on line " + std::to_string(p.line) + ")");
+    if (w.size() < 2)
+      fail("'globalpcontrol' needs a mode: 'int', 'on', 'off' or 'typed LEVEL TYPE'");
+    const std::string_view mode = w[1];
+    if (mode == "pmpi" || mode == "pnmpi" || mode == "mixed")
+      fail("globalpcontrol " + quoted(mode) +
+           " is not supported: pnmpi cannot forward MPI_Pcontrol's variable argument list; "
+           "use 'typed LEVEL TYPE' to pass one typed argument at one level");
+    if (mode == "typed") {
+      if (w.size() < 4)
+        fail("'globalpcontrol typed' needs a level and a type, as in "
+             "'globalpcontrol typed 4042 pointer'");
+      if (w.size() > 4)
+        fail("'globalpcontrol typed' takes a level and a type; unexpected " + quoted(w[4]));
+      const std::optional<int> level = int_of(w[2]);
+      if (!level)
+        fail("'globalpcontrol typed': the level must be a whole number, not " + quoted(w[2]));
+      static const std::pair<const char *, PcontrolPolicy::Type> types[] = {
+          {"int", PcontrolPolicy::Type::Int},
+          {"long", PcontrolPolicy::Type::Long},
+          {"double", PcontrolPolicy::Type::Double},
+          {"pointer", PcontrolPolicy::Type::Pointer}};
+      bool known = false;
+      for (const auto &[name, type] : types)
+        if (w[3] == name) {
+          p.type = type;
+          known = true;
+        }
+      if (!known)
+        fail("'globalpcontrol typed': the type must be 'int', 'long', 'double' or 'pointer', "
+             "not " +
+             quoted(w[3]));
+      p.mode = PcontrolPolicy::Mode::Typed;
+      p.level = *level;
+    } else {
+      if (mode == "int")
+        p.mode = PcontrolPolicy::Mode::Int;
+      else if (mode == "on")
+        p.mode = PcontrolPolicy::Mode::On;
+      else if (mode == "off")
+        p.mode = PcontrolPolicy::Mode::Off;
+      else
+        fail("'globalpcontrol' mode must be 'int', 'on', 'off' or 'typed LEVEL TYPE', not " +
+             quoted(mode));
+      if (w.size() > 2)
+        fail("'globalpcontrol " + std::string(mode) + "' takes no more words; unexpected " +
+             quoted(w[2]));
+    }
+    p.line = m_line;
+  }
+
+  Config &m_config;
+  const std::string &m_path;
+  int m_line = 0;
+  int m_stack = 0;                ///< the stack `module` lines go to
+  bool m_module_in_stack = false; ///< whether that stack has a module yet
+};
+
 } // namespace
 
 Config parse_config(std::string_view text, const std::string &path) {
   Config config;
   config.path = path;
+  Parser parser(config, path);
   int line_no = 0;
-  auto fail = [&](const std::string &message) {
-    throw Error(path + ":" + std::to_string(line_no) + ": " + message);
-  };
   std::size_t pos = 0;
   while (pos <= text.size()) {
     std::size_t end = text.find('\n', pos);
@@ -63,37 +271,11 @@ Config parse_config(std::string_view text, const std::string &path) {
     pos = end + 1;
     ++line_no;
     if (line.find('\0') != std::string_view::npos)
-      fail("NUL byte in the configuration: this is not a text file");
+      throw Error(path + ":" + std::to_string(line_no) +
+                  ": NUL byte in the configuration: this is not a text file");
     const std::vector<std::string_view> w = words_of(line);
-    if (w.empty())
-      continue;
-    const std::string_view directive = w[0];
-    if (directive == "module") {
-      if (w.size() < 2)
-        fail("'module' needs a module name, as in 'module empty'");
-      if (w.size() > 2)
-        fail("'module' takes one name; unexpected " + quoted(w[2]) +
-             " (give module arguments on 'argument' lines below it)");
-      config.modules.push_back({std::string(w[1]), line_no, 0, {}});
-    } else if (directive == "argument") {
-      if (config.modules.empty())
-        fail("'argument' before any 'module': an argument belongs to the module above it");
-      if (w.size() < 3)
-        fail(w.size() < 2 ? std::string("'argument' needs a key and a value, as in "
-                                        "'argument delay-us 100'")
-                          : "'argument' " + quoted(w[1]) + " needs a value");
-      ModuleSpec &module = config.modules.back();
-      for (const Argument &a : module.arguments)
-        if (a.key == w[1])
-          fail("argument " + quoted(w[1]) + " given twice to module " + quoted(module.name) +
-               " (first on line " + std::to_string(a.line) + ")");
-      std::string value(w[2]);
-      for (std::size_t i = 3; i < w.size(); ++i)
-        value.append(" ").append(w[i]);
-      module.arguments.push_back({std::string(w[1]), std::move(value), line_no});
-    } else {
-      fail("unknown directive " + quoted(directive) + " (expected 'module' or 'argument')");
-    }
+    if (!w.empty())
+      parser.line(line_no, w);
   }
   return config;
 }

@@ -22,9 +22,31 @@ struct ModuleSpec {
   int line;
   int stack; ///< index into Config::stacks; 0 is the default stack
   std::vector<Argument> arguments;
+  bool pcontrol = true;  ///< `pcontrol on|off`: whether MPI_Pcontrol reaches this layer
+  int pcontrol_line = 0; ///< the `pcontrol` line, 0 when none was given
 
   /// The value of argument `key`, or nullptr.
   const std::string *argument(std::string_view key) const;
+  /// Argument `key` with its line, or nullptr.
+  const Argument *find_argument(std::string_view key) const;
+};
+
+/// `globalpcontrol`: how an application's MPI_Pcontrol(level, ...) reaches the modules.
+struct PcontrolPolicy {
+  enum class Mode {
+    Int,   ///< the level, to every layer that wraps MPI_Pcontrol and has `pcontrol on`
+    On,    ///< the level, to every layer that wraps MPI_Pcontrol, `pcontrol off` or not
+    Off,   ///< to no layer: MPI_Pcontrol goes straight to MPI
+    Typed, ///< as Int, plus one argument of `type` when the level is `level`
+  };
+  enum class Type { Int, Long, Double, Pointer };
+  Mode mode = Mode::Int;
+  int level = 0;         ///< Typed only
+  Type type = Type::Int; ///< Typed only
+  int line = 0;          ///< the `globalpcontrol` line, 0 when none was given
+
+  /// The mode as the config spells it: "int", "on", "off", "typed 4042 pointer".
+  std::string describe() const;
 };
 
 /// A parsed `.pnmpi-conf`. The one parser: the core and pnmpi-info both read it with
@@ -32,7 +54,12 @@ struct ModuleSpec {
 struct Config {
   std::string path; ///< empty when no file was found
   std::vector<std::string> stacks{"default"};
+  std::vector<int> stack_lines{0}; ///< the `stack` line of each stack; 0: implicit
   std::vector<ModuleSpec> modules;
+  PcontrolPolicy pcontrol;
+
+  /// The index of stack `name`, or -1.
+  int stack_index(std::string_view name) const;
 };
 
 /// Parses configuration text. Throws pnmpi::Error with `PATH:LINE: message`, naming the

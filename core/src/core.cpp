@@ -6,11 +6,14 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
+#include <dlfcn.h>
 #include <map>
 #include <mutex>
 
 #include "dispatch.h"
 #include "error.h"
+#include "install_paths.h"
 #include "log.h"
 
 extern "C" {
@@ -30,6 +33,14 @@ std::vector<bool> to_bottom_routines() {
   std::vector<bool> marks(PNMPI_NUM_ROUTINES, false);
   marks[PNMPI_ID_MPI_Pcontrol] = true;
   return marks;
+}
+
+/// The directory libpnmpi.so was loaded from: where an install keeps its modules.
+std::string own_library_directory() {
+  Dl_info info;
+  if (::dladdr(reinterpret_cast<void *>(&pnmpi_core_load), &info) == 0 || info.dli_fname == nullptr)
+    return "";
+  return directory_of(info.dli_fname);
 }
 
 } // namespace
@@ -64,7 +75,14 @@ void Core::load() {
                " module line(s)");
 
   const RoutineIndex routines(pnmpi_routine_names, PNMPI_NUM_ROUTINES);
-  const std::vector<std::string> search_path = module_search_path();
+  m_search_path = effective_module_search_path(own_library_directory());
+  const std::vector<std::string> &search_path = m_search_path;
+  if (debug_level() >= 2) {
+    std::string dirs;
+    for (const std::string &d : search_path)
+      dirs += (dirs.empty() ? "" : ":") + d;
+    debug(2, "module search path: " + dirs);
+  }
   std::map<std::string, ModuleFile *> by_path;
   CopyDirectory copies;
   m_layers.reserve(m_config.modules.size());
@@ -114,6 +132,14 @@ void Core::load() {
       debug(3, line + " -> MPI");
     }
   }
+
+  // Who receives the application's MPI_Pcontrol, per stack (globalpcontrol, pcontrol).
+  m_pcontrol_receivers.assign(m_config.stacks.size(), {});
+  for (std::size_t s = 0; s < m_config.stacks.size(); ++s)
+    for (const LinkStacks::Entry &e : m_stacks.chains[s][PNMPI_ID_MPI_Pcontrol])
+      if (pcontrol_receives(e.layer))
+        m_pcontrol_receivers[s].push_back(e.address);
+
   m_loaded = true;
   const auto us = std::chrono::duration_cast<std::chrono::microseconds>(
                       std::chrono::steady_clock::now() - start)
@@ -121,26 +147,84 @@ void Core::load() {
   debug(1, "loaded " + std::to_string(m_layers.size()) + " layer(s) from " +
                std::to_string(m_files.size()) + " file(s) in " + std::to_string(us) + " us");
 
-  call_hook("PNMPI_RegistrationPoint");
+  bool unregistration = false;
+  for (const Layer &layer : m_layers)
+    unregistration |= layer.module.file->image.pnmpi_syms.count("PNMPI_UnregistrationPoint") > 0;
+  if (unregistration)
+    std::atexit([] { Core::instance().unregister(); });
+
+  for (std::size_t i = 0; i < m_layers.size(); ++i) {
+    call_layer_hook(i, "pnmpi_module_loaded", true);
+    call_layer_hook(i, "PNMPI_RegistrationPoint", false);
+  }
   call_hook("PNMPI_Init");
 }
 
-void Core::call_hook(const char *name) {
-  for (std::size_t i = 0; i < m_layers.size(); ++i) {
-    const Layer &layer = m_layers[i];
-    const auto &syms = layer.module.file->image.pnmpi_syms;
-    auto it = syms.find(name);
-    if (it == syms.end())
-      continue;
-    auto hook = reinterpret_cast<void (*)()>(layer.module.base + it->second);
-    m_hook_layer = static_cast<int>(i);
-    hook();
-    m_hook_layer = -1;
+bool Core::pcontrol_receives(int layer) const {
+  switch (m_config.pcontrol.mode) {
+  case PcontrolPolicy::Mode::Off:
+    return false;
+  case PcontrolPolicy::Mode::On:
+    return true;
+  case PcontrolPolicy::Mode::Int:
+  case PcontrolPolicy::Mode::Typed:
+    break;
   }
+  return m_layers[static_cast<std::size_t>(layer)].spec->pcontrol;
+}
+
+bool Core::call_layer_hook(std::size_t index, const char *name, bool with_handle) {
+  const Layer &layer = m_layers[index];
+  const auto &syms = layer.module.file->image.pnmpi_syms;
+  auto it = syms.find(name);
+  if (it == syms.end())
+    return false;
+  // Hooks are called one at a time (load and finalize are serialised), so one field is
+  // enough to tell the services which layer is calling. Nested hook calls
+  // (PNMPI_Service_CallHook) restore the outer layer afterwards.
+  const int outer = m_hook_layer;
+  m_hook_layer = static_cast<int>(index);
+  if (with_handle)
+    reinterpret_cast<void (*)(PNMPI_modHandle_t)>(layer.module.base + it->second)(
+        static_cast<PNMPI_modHandle_t>(index));
+  else
+    reinterpret_cast<void (*)()>(layer.module.base + it->second)();
+  m_hook_layer = outer;
+  return true;
+}
+
+void Core::call_hook(const char *name, bool with_handle) {
+  for (std::size_t i = 0; i < m_layers.size(); ++i)
+    call_layer_hook(i, name, with_handle);
+}
+
+bool Core::call_next_hook(const char *name, int stack, int after) {
+  for (std::size_t i = static_cast<std::size_t>(after + 1); i < m_layers.size(); ++i) {
+    if (m_layers[i].spec->stack != stack)
+      continue;
+    // Any exported name, not only PNMPI_ ones: PnMPI's hooks are arbitrary functions. dlsym
+    // also searches the module's dependencies; only the module's own definition counts.
+    void *fn = ::dlsym(m_layers[i].module.handle, name);
+    if (fn == nullptr || layer_at(fn) != static_cast<int>(i))
+      continue;
+    const int outer = m_hook_layer;
+    m_hook_layer = static_cast<int>(i);
+    reinterpret_cast<void (*)()>(fn)();
+    m_hook_layer = outer;
+    return true;
+  }
+  return false;
 }
 
 void Core::finalize() {
-  call_hook("PNMPI_Fini");
+  for (std::size_t i = 0; i < m_layers.size(); ++i) {
+    call_layer_hook(i, "PNMPI_Fini", false);
+    call_layer_hook(i, "pnmpi_module_finalize", true);
+  }
+}
+
+void Core::unregister() {
+  call_hook("PNMPI_UnregistrationPoint");
 }
 
 int Core::layer_at(const void *address) const {
@@ -204,13 +288,55 @@ pnmpi_fn_any pnmpi_stack_head(int stack, unsigned id) {
   return reinterpret_cast<pnmpi_fn_any>(core.stacks().heads[stack][id]);
 }
 
-void pnmpi_pcontrol_deliver(int stack, int level) {
+int pnmpi_pcontrol_deliver(int stack, int level, const pnmpi_pcontrol_arg *arg) {
   using Pcontrol = int (*)(const int, ...);
   const Core &core = Core::instance();
-  if (stack < 0 || stack >= static_cast<int>(core.stacks().chains.size()))
-    return;
-  for (const pnmpi::LinkStacks::Entry &e : core.stacks().chains[stack][PNMPI_ID_MPI_Pcontrol])
-    reinterpret_cast<Pcontrol>(e.address)(level);
+  if (stack < 0 || stack >= static_cast<int>(core.pcontrol_receivers().size()))
+    return 0;
+  // Every receiver gets the call even when one fails (one tool's error must not silence
+  // another); the first error is what the application sees. 0 is MPI_SUCCESS.
+  int first_error = 0;
+  for (const std::uintptr_t address : core.pcontrol_receivers()[stack]) {
+    const auto fn = reinterpret_cast<Pcontrol>(address);
+    int rc = 0;
+    switch (arg != nullptr ? arg->type : PNMPI_PCONTROL_TYPE_NONE) {
+    case PNMPI_PCONTROL_TYPE_NONE:
+      rc = fn(level);
+      break;
+    case PNMPI_PCONTROL_TYPE_INT:
+      rc = fn(level, arg->value.i);
+      break;
+    case PNMPI_PCONTROL_TYPE_LONG:
+      rc = fn(level, arg->value.l);
+      break;
+    case PNMPI_PCONTROL_TYPE_DOUBLE:
+      rc = fn(level, arg->value.d);
+      break;
+    case PNMPI_PCONTROL_TYPE_POINTER:
+      rc = fn(level, arg->value.p);
+      break;
+    }
+    if (rc != 0 && first_error == 0)
+      first_error = rc;
+  }
+  return first_error;
+}
+
+pnmpi_pcontrol_type_t pnmpi_pcontrol_argument_type(int level) {
+  const pnmpi::PcontrolPolicy &p = Core::instance().config().pcontrol;
+  if (p.mode != pnmpi::PcontrolPolicy::Mode::Typed || p.level != level)
+    return PNMPI_PCONTROL_TYPE_NONE;
+  switch (p.type) {
+  case pnmpi::PcontrolPolicy::Type::Int:
+    return PNMPI_PCONTROL_TYPE_INT;
+  case pnmpi::PcontrolPolicy::Type::Long:
+    return PNMPI_PCONTROL_TYPE_LONG;
+  case pnmpi::PcontrolPolicy::Type::Double:
+    return PNMPI_PCONTROL_TYPE_DOUBLE;
+  case pnmpi::PcontrolPolicy::Type::Pointer:
+    return PNMPI_PCONTROL_TYPE_POINTER;
+  }
+  return PNMPI_PCONTROL_TYPE_NONE;
 }
 
 } // extern "C"

@@ -29,8 +29,12 @@ public:
   /// registration hooks. Throws pnmpi::Error.
   void load();
 
-  /// Runs every layer's PNMPI_Fini hook (from MPI_Finalize, while MPI works).
+  /// Runs every layer's finalize hooks, PNMPI_Fini then pnmpi_module_finalize (from
+  /// MPI_Finalize, while MPI works).
   void finalize();
+
+  /// Runs every layer's PNMPI_UnregistrationPoint hook (at process exit, after MPI).
+  void unregister();
 
   /// The layer whose code contains `address`, or -1.
   int layer_at(const void *address) const;
@@ -44,8 +48,28 @@ public:
   /// The layer whose hook is running, or -1 (hooks are called one at a time).
   int hook_layer() const { return m_hook_layer; }
 
+  /// Where modules were looked for.
+  const std::vector<std::string> &search_path() const { return m_search_path; }
+
+  /// Whether MPI_Pcontrol reaches `layer` (its `pcontrol` line and the global mode).
+  bool pcontrol_receives(int layer) const;
+
+  /// Per stack, the MPI_Pcontrol wrappers that receive the application's MPI_Pcontrol, in
+  /// config order.
+  const std::vector<std::vector<std::uintptr_t>> &pcontrol_receivers() const {
+    return m_pcontrol_receivers;
+  }
+
+  /// Calls exported function `name` (`void name(void)`) of the first layer after `after`
+  /// in `stack` that defines it. Returns whether one did.
+  bool call_next_hook(const char *name, int stack, int after);
+
 private:
-  void call_hook(const char *name);
+  /// Calls hook `name` of every layer that defines it, in config order; with_handle: the
+  /// hook takes the layer's handle.
+  void call_hook(const char *name, bool with_handle = false);
+  /// Calls hook `name` of layer `index` if it defines it; returns whether it did.
+  bool call_layer_hook(std::size_t index, const char *name, bool with_handle);
 
   bool m_loaded = false;
   Config m_config;
@@ -59,6 +83,8 @@ private:
   };
   std::vector<CodeRange> m_code; ///< sorted by begin
   int m_hook_layer = -1;
+  std::vector<std::string> m_search_path;
+  std::vector<std::vector<std::uintptr_t>> m_pcontrol_receivers;
 };
 
 } // namespace pnmpi

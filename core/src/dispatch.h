@@ -67,8 +67,21 @@ PNMPI_INTERNAL pnmpi_fn_any pnmpi_next_by_caller(unsigned id, const void *return
 /** The first layer of routine `id` in stack `stack` (XMPI_X_NewStack). */
 PNMPI_INTERNAL pnmpi_fn_any pnmpi_stack_head(int stack, unsigned id);
 
-/** Calls MPI_Pcontrol(level) of every layer of `stack` that wraps it, in order. */
-PNMPI_INTERNAL void pnmpi_pcontrol_deliver(int stack, int level);
+/** The extra argument of one MPI_Pcontrol(level, ...) call (pnmpi_pcontrol_argument_type). */
+typedef struct pnmpi_pcontrol_arg {
+  pnmpi_pcontrol_type_t type;
+  union {
+    int i;
+    long l;
+    double d;
+    void *p;
+  } value;
+} pnmpi_pcontrol_arg;
+
+/** Calls MPI_Pcontrol of every layer of `stack` that receives it (`pcontrol`,
+ * `globalpcontrol`), in config order, with `level` and `arg`. Returns the first non-zero
+ * status a layer returned, else 0 (MPI_SUCCESS). */
+PNMPI_INTERNAL int pnmpi_pcontrol_deliver(int stack, int level, const pnmpi_pcontrol_arg *arg);
 
 #ifdef __cplusplus
 }

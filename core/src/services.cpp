@@ -2,16 +2,20 @@
 // Copyright (c) 2026 the pnmpi authors
 
 // The module API of pnmpi/pnmpi.h. Everything here reads the Core that load() built and
-// never changes; no exception leaves these functions.
+// never changes; no exception leaves these functions (each entry point catches, and reports
+// PNMPI_NOMEM or PNMPI_FAILURE).
 
 #include <pnmpi/pnmpi.h>
 
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <string>
 #include <vector>
 
+#include "arguments.h"
 #include "core.h"
+#include "log.h"
 
 using pnmpi::Core;
 
@@ -70,6 +74,45 @@ bool valid_module(PNMPI_modHandle_t handle) {
   return handle >= 0 && handle < static_cast<int>(Core::instance().layers().size());
 }
 
+/// Runs `body` (which returns a status) so that no exception leaves the C API. Return
+/// addresses must be taken by the caller: inside `body` they would be the lambda's.
+template <typename Body> PNMPI_status_t guarded(Body &&body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc &) {
+    return PNMPI_NOMEM;
+  } catch (...) {
+    return PNMPI_FAILURE;
+  }
+}
+
+/// Finds argument `name` of layer `module` for the typed readers: PNMPI_SUCCESS with *arg
+/// set, else the status to return (a missing required argument is reported here, once).
+PNMPI_status_t typed_argument(PNMPI_modHandle_t module, const char *name, int flags,
+                              const void *value, const pnmpi::Argument **arg) {
+  if (name == nullptr || value == nullptr)
+    return PNMPI_BADARG;
+  if (!valid_module(module))
+    return PNMPI_NOMODULE;
+  const Core &core = Core::instance();
+  const pnmpi::ModuleSpec &spec = *core.layers()[module].spec;
+  *arg = spec.find_argument(name);
+  if (*arg != nullptr)
+    return PNMPI_SUCCESS;
+  if (flags & PNMPI_ARG_REQUIRED)
+    pnmpi::print_error(pnmpi::missing_argument_message(core.config(), spec, name));
+  return PNMPI_NOARG;
+}
+
+/// Reports a malformed argument of layer `module` and returns PNMPI_BADARG.
+PNMPI_status_t malformed(PNMPI_modHandle_t module, const pnmpi::Argument &arg,
+                         const std::string &problem) {
+  const Core &core = Core::instance();
+  pnmpi::print_error(
+      pnmpi::argument_message(core.config(), *core.layers()[module].spec, arg, problem));
+  return PNMPI_BADARG;
+}
+
 } // namespace
 
 extern "C" {
@@ -107,17 +150,96 @@ const char *PNMPI_Service_GetArgumentSelf(const char *name) {
   return value;
 }
 
+PNMPI_status_t pnmpi_argument_long(PNMPI_modHandle_t module, const char *name, int flags, long min,
+                                   long max, long *value) {
+  return guarded([&] {
+    const pnmpi::Argument *arg = nullptr;
+    const PNMPI_status_t found = typed_argument(module, name, flags, value, &arg);
+    if (found != PNMPI_SUCCESS)
+      return found;
+    long v = 0;
+    if (auto problem = pnmpi::parse_long(arg->value, min, max, v))
+      return malformed(module, *arg, *problem);
+    *value = v;
+    return PNMPI_SUCCESS;
+  });
+}
+
+PNMPI_status_t pnmpi_argument_double(PNMPI_modHandle_t module, const char *name, int flags,
+                                     double min, double max, double *value) {
+  return guarded([&] {
+    const pnmpi::Argument *arg = nullptr;
+    const PNMPI_status_t found = typed_argument(module, name, flags, value, &arg);
+    if (found != PNMPI_SUCCESS)
+      return found;
+    double v = 0;
+    if (auto problem = pnmpi::parse_double(arg->value, min, max, v))
+      return malformed(module, *arg, *problem);
+    *value = v;
+    return PNMPI_SUCCESS;
+  });
+}
+
+PNMPI_status_t pnmpi_argument_bool(PNMPI_modHandle_t module, const char *name, int flags,
+                                   int *value) {
+  return guarded([&] {
+    const pnmpi::Argument *arg = nullptr;
+    const PNMPI_status_t found = typed_argument(module, name, flags, value, &arg);
+    if (found != PNMPI_SUCCESS)
+      return found;
+    bool v = false;
+    if (auto problem = pnmpi::parse_bool(arg->value, v))
+      return malformed(module, *arg, *problem);
+    *value = v ? 1 : 0;
+    return PNMPI_SUCCESS;
+  });
+}
+
+PNMPI_status_t pnmpi_argument_choice(PNMPI_modHandle_t module, const char *name, int flags,
+                                     const char *const *choices, int *index) {
+  if (choices == nullptr || choices[0] == nullptr)
+    return PNMPI_BADARG;
+  return guarded([&] {
+    const pnmpi::Argument *arg = nullptr;
+    const PNMPI_status_t found = typed_argument(module, name, flags, index, &arg);
+    if (found != PNMPI_SUCCESS)
+      return found;
+    std::vector<std::string> words;
+    for (const char *const *c = choices; *c != nullptr; ++c)
+      words.emplace_back(*c);
+    int v = 0;
+    if (auto problem = pnmpi::parse_choice(arg->value, words, v))
+      return malformed(module, *arg, *problem);
+    *index = v;
+    return PNMPI_SUCCESS;
+  });
+}
+
+PNMPI_status_t pnmpi_argument_string(PNMPI_modHandle_t module, const char *name, int flags,
+                                     const char **value) {
+  return guarded([&] {
+    const pnmpi::Argument *arg = nullptr;
+    const PNMPI_status_t found = typed_argument(module, name, flags, value, &arg);
+    if (found != PNMPI_SUCCESS)
+      return found;
+    *value = arg->value.c_str();
+    return PNMPI_SUCCESS;
+  });
+}
+
 PNMPI_status_t PNMPI_Service_RegisterModule(const char *name) {
   if (name == nullptr || *name == '\0')
     return PNMPI_BADARG;
   const int layer = calling_layer(__builtin_return_address(0));
   if (layer < 0)
     return PNMPI_NOMODULE;
-  Registry &r = registry();
-  std::lock_guard<std::mutex> guard(r.lock);
-  r.ensure_names();
-  r.module_names[layer] = name;
-  return PNMPI_SUCCESS;
+  return guarded([&] {
+    Registry &r = registry();
+    std::lock_guard<std::mutex> guard(r.lock);
+    r.ensure_names();
+    r.module_names[layer] = name;
+    return PNMPI_SUCCESS;
+  });
 }
 
 PNMPI_status_t PNMPI_Service_GetModuleByName(const char *name, PNMPI_modHandle_t *handle) {
@@ -125,27 +247,85 @@ PNMPI_status_t PNMPI_Service_GetModuleByName(const char *name, PNMPI_modHandle_t
     return PNMPI_BADARG;
   if (!Core::instance().loaded())
     return PNMPI_NOT_INIT;
-  Registry &r = registry();
-  std::lock_guard<std::mutex> guard(r.lock);
-  r.ensure_names();
-  for (std::size_t i = 0; i < r.module_names.size(); ++i)
-    if (r.module_names[i] == name) {
-      *handle = static_cast<int>(i);
-      return PNMPI_SUCCESS;
-    }
-  return PNMPI_NOMODULE;
+  return guarded([&] {
+    Registry &r = registry();
+    std::lock_guard<std::mutex> guard(r.lock);
+    r.ensure_names();
+    for (std::size_t i = 0; i < r.module_names.size(); ++i)
+      if (r.module_names[i] == name) {
+        *handle = static_cast<int>(i);
+        return PNMPI_SUCCESS;
+      }
+    return PNMPI_NOMODULE;
+  });
 }
 
 PNMPI_status_t PNMPI_Service_GetStackByName(const char *name, PNMPI_modHandle_t *handle) {
   if (name == nullptr || handle == nullptr)
     return PNMPI_BADARG;
-  const auto &stacks = Core::instance().config().stacks;
-  for (std::size_t i = 0; i < stacks.size(); ++i)
-    if (stacks[i] == name) {
-      *handle = static_cast<int>(i);
-      return PNMPI_SUCCESS;
-    }
-  return PNMPI_NOSTACK;
+  const int stack = Core::instance().config().stack_index(name);
+  if (stack < 0)
+    return PNMPI_NOSTACK;
+  *handle = stack;
+  return PNMPI_SUCCESS;
+}
+
+PNMPI_status_t pnmpi_module_stack(PNMPI_modHandle_t module, PNMPI_modHandle_t *stack) {
+  if (stack == nullptr)
+    return PNMPI_BADARG;
+  if (!valid_module(module))
+    return PNMPI_NOMODULE;
+  *stack = Core::instance().layers()[module].spec->stack;
+  return PNMPI_SUCCESS;
+}
+
+PNMPI_status_t PNMPI_Service_GetPcontrol(PNMPI_modHandle_t module, int *flag) {
+  if (flag == nullptr)
+    return PNMPI_BADARG;
+  if (!valid_module(module))
+    return PNMPI_NOMODULE;
+  *flag = Core::instance().pcontrol_receives(module) ? 1 : 0;
+  return PNMPI_SUCCESS;
+}
+
+int PNMPI_Service_GetPcontrolSelf(void) {
+  const int layer = calling_layer(__builtin_return_address(0));
+  int flag = 0;
+  if (layer < 0 || PNMPI_Service_GetPcontrol(layer, &flag) != PNMPI_SUCCESS)
+    return 0;
+  return flag;
+}
+
+void PNMPI_Service_CallHook(const char *hook) {
+  if (hook == nullptr)
+    return;
+  const int layer = calling_layer(__builtin_return_address(0));
+  if (layer < 0)
+    return;
+  Core &core = Core::instance();
+  core.call_next_hook(hook, core.layers()[layer].spec->stack, layer);
+}
+
+void PNMPI_Service_CallHook_NewStack(const char *hook, PNMPI_modHandle_t stack) {
+  Core &core = Core::instance();
+  if (hook == nullptr || stack < 0 || stack >= static_cast<int>(core.config().stacks.size()))
+    return;
+  core.call_next_hook(hook, stack, -1);
+}
+
+PNMPI_status_t PNMPI_Service_GetReturnAddress(void **address) {
+  (void)address;
+  return PNMPI_NOT_IMPLEMENTED;
+}
+
+PNMPI_status_t PNMPI_Service_GetFunctionAddress(void **address) {
+  (void)address;
+  return PNMPI_NOT_IMPLEMENTED;
+}
+
+PNMPI_status_t PNMPI_Service_ChangeStack(PNMPI_modHandle_t stack) {
+  (void)stack;
+  return PNMPI_NOT_IMPLEMENTED;
 }
 
 PNMPI_status_t PNMPI_Service_RegisterService(const PNMPI_Service_descriptor_t *service) {
@@ -156,13 +336,15 @@ PNMPI_status_t PNMPI_Service_RegisterService(const PNMPI_Service_descriptor_t *s
   const int layer = calling_layer(__builtin_return_address(0));
   if (layer < 0)
     return PNMPI_NOMODULE;
-  Registry &r = registry();
-  std::lock_guard<std::mutex> guard(r.lock);
-  for (const Registry::Service &s : r.services)
-    if (s.layer == layer && std::strcmp(s.descriptor.name, service->name) == 0)
-      return PNMPI_BADARG;
-  r.services.push_back({layer, *service});
-  return PNMPI_SUCCESS;
+  return guarded([&] {
+    Registry &r = registry();
+    std::lock_guard<std::mutex> guard(r.lock);
+    for (const Registry::Service &s : r.services)
+      if (s.layer == layer && std::strcmp(s.descriptor.name, service->name) == 0)
+        return PNMPI_BADARG;
+    r.services.push_back({layer, *service});
+    return PNMPI_SUCCESS;
+  });
 }
 
 PNMPI_status_t PNMPI_Service_GetServiceByName(PNMPI_modHandle_t module, const char *name,
@@ -172,21 +354,23 @@ PNMPI_status_t PNMPI_Service_GetServiceByName(PNMPI_modHandle_t module, const ch
     return PNMPI_BADARG;
   if (module != PNMPI_MODHANDLE_NULL && !valid_module(module))
     return PNMPI_NOMODULE;
-  Registry &r = registry();
-  std::lock_guard<std::mutex> guard(r.lock);
-  bool other_signature = false;
-  for (const Registry::Service &s : r.services) {
-    if ((module != PNMPI_MODHANDLE_NULL && s.layer != module) ||
-        std::strcmp(s.descriptor.name, name) != 0)
-      continue;
-    if (std::strcmp(s.descriptor.sig, sig) != 0) {
-      other_signature = true;
-      continue;
+  return guarded([&] {
+    Registry &r = registry();
+    std::lock_guard<std::mutex> guard(r.lock);
+    bool other_signature = false;
+    for (const Registry::Service &s : r.services) {
+      if ((module != PNMPI_MODHANDLE_NULL && s.layer != module) ||
+          std::strcmp(s.descriptor.name, name) != 0)
+        continue;
+      if (std::strcmp(s.descriptor.sig, sig) != 0) {
+        other_signature = true;
+        continue;
+      }
+      *service = s.descriptor;
+      return PNMPI_SUCCESS;
     }
-    *service = s.descriptor;
-    return PNMPI_SUCCESS;
-  }
-  return other_signature ? PNMPI_SIGNATURE : PNMPI_NOSERVICE;
+    return other_signature ? PNMPI_SIGNATURE : PNMPI_NOSERVICE;
+  });
 }
 
 PNMPI_status_t PNMPI_Service_RegisterGlobal(const PNMPI_Global_descriptor_t *global) {
@@ -196,13 +380,15 @@ PNMPI_status_t PNMPI_Service_RegisterGlobal(const PNMPI_Global_descriptor_t *glo
   const int layer = calling_layer(__builtin_return_address(0));
   if (layer < 0)
     return PNMPI_NOMODULE;
-  Registry &r = registry();
-  std::lock_guard<std::mutex> guard(r.lock);
-  for (const Registry::Global &g : r.globals)
-    if (g.layer == layer && std::strcmp(g.descriptor.name, global->name) == 0)
-      return PNMPI_BADARG;
-  r.globals.push_back({layer, *global});
-  return PNMPI_SUCCESS;
+  return guarded([&] {
+    Registry &r = registry();
+    std::lock_guard<std::mutex> guard(r.lock);
+    for (const Registry::Global &g : r.globals)
+      if (g.layer == layer && std::strcmp(g.descriptor.name, global->name) == 0)
+        return PNMPI_BADARG;
+    r.globals.push_back({layer, *global});
+    return PNMPI_SUCCESS;
+  });
 }
 
 PNMPI_status_t PNMPI_Service_GetGlobalByName(PNMPI_modHandle_t module, const char *name, char sig,
@@ -211,29 +397,31 @@ PNMPI_status_t PNMPI_Service_GetGlobalByName(PNMPI_modHandle_t module, const cha
     return PNMPI_BADARG;
   if (module != PNMPI_MODHANDLE_NULL && !valid_module(module))
     return PNMPI_NOMODULE;
-  Registry &r = registry();
-  std::lock_guard<std::mutex> guard(r.lock);
-  bool other_signature = false;
-  for (const Registry::Global &g : r.globals) {
-    if ((module != PNMPI_MODHANDLE_NULL && g.layer != module) ||
-        std::strcmp(g.descriptor.name, name) != 0)
-      continue;
-    if (g.descriptor.sig != sig) {
-      other_signature = true;
-      continue;
+  return guarded([&] {
+    Registry &r = registry();
+    std::lock_guard<std::mutex> guard(r.lock);
+    bool other_signature = false;
+    for (const Registry::Global &g : r.globals) {
+      if ((module != PNMPI_MODHANDLE_NULL && g.layer != module) ||
+          std::strcmp(g.descriptor.name, name) != 0)
+        continue;
+      if (g.descriptor.sig != sig) {
+        other_signature = true;
+        continue;
+      }
+      *global = g.descriptor;
+      return PNMPI_SUCCESS;
     }
-    *global = g.descriptor;
-    return PNMPI_SUCCESS;
-  }
-  return other_signature ? PNMPI_SIGNATURE : PNMPI_NOGLOBAL;
+    return other_signature ? PNMPI_SIGNATURE : PNMPI_NOGLOBAL;
+  });
 }
 
 const char *PNMPI_Service_StatusString(PNMPI_status_t status) {
   switch (status) {
   case PNMPI_SUCCESS:
     return "success";
-  case PNMPI_NOT_INIT:
-    return "pnmpi has not loaded its modules yet (before MPI_Init)";
+  case PNMPI_NOT_INIT: // also PNMPI_FAILURE
+    return "pnmpi has not loaded its modules yet (before MPI_Init), or the service failed";
   case PNMPI_NOMEM:
     return "out of memory";
   case PNMPI_NOMODULE:
@@ -250,12 +438,22 @@ const char *PNMPI_Service_StatusString(PNMPI_status_t status) {
     return "no such stack";
   case PNMPI_BADARG:
     return "invalid argument";
+  case PNMPI_NOT_IMPLEMENTED:
+    return "not implemented by pnmpi";
   }
   return "unknown pnmpi status";
 }
 
+const char *PNMPI_Service_strerror(PNMPI_status_t status) {
+  return PNMPI_Service_StatusString(status);
+}
+
 int pnmpi_module_count(void) {
   return static_cast<int>(Core::instance().layers().size());
+}
+
+int pnmpi_stack_count(void) {
+  return static_cast<int>(Core::instance().config().stacks.size());
 }
 
 pnmpi_origin_t pnmpi_call_origin(const void *return_address, PNMPI_modHandle_t *module) {

@@ -53,7 +53,8 @@ TEST(Config, EmptyTextHasNoModules) {
 
 TEST(Config, ErrorsNameFileLineAndToken) {
   EXPECT_EQ(error_of("module a\nmodul b\n"),
-            "conf:2: unknown directive 'modul' (expected 'module' or 'argument')");
+            "conf:2: unknown directive 'modul' "
+            "(expected 'module', 'argument', 'pcontrol', 'stack' or 'globalpcontrol')");
   EXPECT_EQ(error_of("module\n"), "conf:1: 'module' needs a module name, as in 'module empty'");
   EXPECT_EQ(error_of("module a b\n"),
             "conf:1: 'module' takes one name; unexpected 'b' (give module arguments on "
@@ -131,7 +132,8 @@ TEST_F(ConfigDiscovery, LoadFileReportsItsPath) {
     FAIL() << "expected an error";
   } catch (const Error &e) {
     EXPECT_EQ(std::string(e.what()), m_dir + "/bad.conf:2: unknown directive 'bogus' "
-                                             "(expected 'module' or 'argument')");
+                                             "(expected 'module', 'argument', 'pcontrol', "
+                                             "'stack' or 'globalpcontrol')");
   }
 }
 

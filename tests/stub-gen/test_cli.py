@@ -119,7 +119,8 @@ class Cli(unittest.TestCase):
         changed = {n for n in os.listdir(self.outdir)
                    if os.stat(os.path.join(self.outdir, n)).st_mtime_ns != stamps[n]}
         self.assertEqual(changed, {"empty.c", "mpi_api.json", "pnmpi_routine_types.h",
-                                   "pnmpi_stub.c", "pnmpi_xmpi.c"})
+                                   "pnmpi_stub.c", "pnmpi_xmpi.c", "pnmpi_newstack.h",
+                                   "pnmpi_xmpi.h"})
 
 
 if __name__ == "__main__":

@@ -10,28 +10,32 @@
  * the core can chain the tool with others. This header adds what plain PMPI lacks: module
  * arguments from `.pnmpi-conf`, hooks, and the origin of a call.
  *
- * Example: a module that reads its argument when it is loaded.
+ * Example: a module that reads a typed argument when it is loaded.
  * @code
  * #include <mpi.h>
  * #include <pnmpi/pnmpi.h>
- * #include <stdlib.h>
+ * #include <unistd.h>
  *
  * static long delay_us = 100;
  *
- * PNMPI_EXPORT void PNMPI_RegistrationPoint(void) {
- *   PNMPI_modHandle_t self;
- *   const char *value;
- *   PNMPI_Service_GetModuleSelf(&self);
- *   if (PNMPI_Service_GetArgument(self, "delay-us", &value) == PNMPI_SUCCESS)
- *     delay_us = atol(value);
+ * PNMPI_EXPORT void pnmpi_module_loaded(PNMPI_modHandle_t self) {
+ *   // `argument delay-us N` in the config; the core prints FILE:LINE and the reason if
+ *   // the value is malformed, so the module only has to stop.
+ *   if (pnmpi_argument_long(self, "delay-us", PNMPI_ARG_OPTIONAL, 0, 60000000, &delay_us) ==
+ *       PNMPI_BADARG)
+ *     _exit(1);
  * }
  *
  * PNMPI_EXPORT int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest,
- *                                  int tag, MPI_Comm comm) {
+ *                           int tag, MPI_Comm comm) {
  *   spin(delay_us);
  *   return PMPI_Send(buf, count, type, dest, tag, comm);
  * }
  * @endcode
+ *
+ * Source compatibility: the PNMPI_ names are the original PnMPI's, with the same meaning;
+ * <pnmpi/service.h>, <pnmpi/hooks.h>, <pnmpi/newstack.h>, <pnmpi/xmpi.h> and <pnmpimod.h>
+ * exist under PnMPI's names. docs/tool-writers-guide.md lists the deliberate differences.
  *
  * Every function here may be called from any thread once MPI_Init has begun; none of them
  * is meant for a per-call hot path except pnmpi_call_origin().
@@ -52,16 +56,18 @@ typedef int PNMPI_modHandle_t;
 
 /** Status codes of the services; PNMPI_SUCCESS is 0. The values are the original PnMPI's. */
 typedef enum pnmpi_status {
-  PNMPI_SUCCESS = 0,    /**< it worked */
-  PNMPI_NOT_INIT = -1,  /**< the core has not loaded the modules yet */
-  PNMPI_NOMEM = -2,     /**< out of memory */
-  PNMPI_NOMODULE = -3,  /**< no such module */
-  PNMPI_NOSERVICE = -4, /**< no such service */
-  PNMPI_NOGLOBAL = -5,  /**< no such global */
-  PNMPI_SIGNATURE = -6, /**< a service or global exists but with another signature */
-  PNMPI_NOARG = -7,     /**< the module was given no such argument */
-  PNMPI_NOSTACK = -8,   /**< no such stack */
-  PNMPI_BADARG = -9     /**< an argument's value is malformed, or a parameter is invalid */
+  PNMPI_SUCCESS = 0,           /**< it worked */
+  PNMPI_NOT_INIT = -1,         /**< the core has not loaded the modules yet */
+  PNMPI_FAILURE = -1,          /**< PnMPI 1.7's name for -1 */
+  PNMPI_NOMEM = -2,            /**< out of memory */
+  PNMPI_NOMODULE = -3,         /**< no such module */
+  PNMPI_NOSERVICE = -4,        /**< no such service */
+  PNMPI_NOGLOBAL = -5,         /**< no such global */
+  PNMPI_SIGNATURE = -6,        /**< a service or global exists but with another signature */
+  PNMPI_NOARG = -7,            /**< the module was given no such argument */
+  PNMPI_NOSTACK = -8,          /**< no such stack */
+  PNMPI_BADARG = -9,           /**< an argument's value is malformed, or a parameter is invalid */
+  PNMPI_NOT_IMPLEMENTED = -128 /**< a PnMPI service pnmpi does not provide (as in PnMPI) */
 } PNMPI_status_t;
 
 /** Longest service or global name, with its terminating NUL (as in PnMPI). */
@@ -97,17 +103,40 @@ typedef struct PNMPI_Global_descriptor_d {
   } addr;
 } PNMPI_Global_descriptor_t;
 
-/** Hook: called once for every layer, in config order, after all modules are loaded and
- * bound and before MPI is initialised (do not call MPI here). Register services here. */
+/* Hooks. A module defines any of them (they are found by name, so exporting them is all it
+ * takes; the declarations below give them default visibility). Within each phase they run
+ * one layer at a time, in config order, and the services know which layer is calling. */
+
+/** Hook: called once for every layer right after all modules are loaded and bound, before
+ * MPI is initialised (from the first MPI_Init, MPI_Init_thread, MPI_Session_init or
+ * MPI_T_init_thread; do not call MPI here). `self` is this layer's handle. Read arguments
+ * and register services here. Runs just before the same layer's PNMPI_RegistrationPoint. */
+PNMPI_EXPORT void pnmpi_module_loaded(PNMPI_modHandle_t self);
+
+/** Hook (PnMPI): as pnmpi_module_loaded, without the handle. */
 PNMPI_EXPORT void PNMPI_RegistrationPoint(void);
 
-/** Hook: called once for every layer after every RegistrationPoint, before MPI is
- * initialised; other modules' services can be looked up here. */
+/** Hook (PnMPI): called once for every layer after every layer's registration hooks, before
+ * MPI is initialised; other modules' services can be looked up here. */
 PNMPI_EXPORT void PNMPI_Init(void);
 
-/** Hook: called once for every layer, in config order, when the application calls
- * MPI_Finalize and before any layer's MPI_Finalize wrapper runs: MPI is still usable. */
+/** Hook (PnMPI): called once for every layer when the application calls MPI_Finalize,
+ * before any layer's MPI_Finalize wrapper runs: MPI is still fully usable, through the
+ * layers below (a report may use collectives on MPI_COMM_WORLD). */
 PNMPI_EXPORT void PNMPI_Fini(void);
+
+/** Hook: called once for every layer at the same time as PNMPI_Fini (just after that
+ * layer's PNMPI_Fini), with the layer's handle: MPI is still usable. Not called when the
+ * program never calls MPI_Finalize. */
+PNMPI_EXPORT void pnmpi_module_finalize(PNMPI_modHandle_t self);
+
+/** Hook (PnMPI): called once for every layer when the process exits normally (exit() or a
+ * return from main), after MPI_Finalize: MPI must not be used. Free resources here. */
+PNMPI_EXPORT void PNMPI_UnregistrationPoint(void);
+
+/** Optional (PnMPI): the name other modules look this module up by, if it defines it, as in
+ * `const char *PNMPI_ModuleName = "mytool";`. */
+PNMPI_EXPORT extern const char *PNMPI_ModuleName;
 
 /** The handle of the calling module's own layer. Call it from the module's code (not from a
  * helper library). */
@@ -121,6 +150,44 @@ PNMPI_EXPORT PNMPI_status_t PNMPI_Service_GetArgument(PNMPI_modHandle_t module, 
 /** The value of the calling module's own argument `name`, or NULL. */
 PNMPI_EXPORT const char *PNMPI_Service_GetArgumentSelf(const char *name);
 
+/** Flags of the typed argument readers below. */
+#define PNMPI_ARG_OPTIONAL 0 /**< a missing argument is fine: PNMPI_NOARG, nothing printed */
+#define PNMPI_ARG_REQUIRED 1 /**< a missing argument is an error: printed, PNMPI_NOARG */
+
+/* Typed argument readers. Each reads `argument NAME VALUE` of `module` (usually the handle
+ * a hook received) and returns:
+ *   PNMPI_SUCCESS  *value holds the argument's value;
+ *   PNMPI_NOARG    the argument was not given; *value is untouched, so initialise it with
+ *                  the default first. With PNMPI_ARG_REQUIRED the core has printed
+ *                  `pnmpi: FILE:LINE: module 'M' needs an argument 'NAME': add
+ *                  'argument NAME VALUE' below this line` (the module's line);
+ *   PNMPI_BADARG   the value is malformed or out of range; *value is untouched, and the
+ *                  core has printed `pnmpi: FILE:LINE: module 'M': argument 'NAME' must be
+ *                  ..., not 'VALUE'` (the argument's line). Stop, e.g. with _exit(1);
+ *   PNMPI_NOMODULE no such module.
+ * Every message is printed once, by the core: the module need not print anything. */
+
+/** A whole number from `min` to `max` (decimal, or 0x hexadecimal). */
+PNMPI_EXPORT PNMPI_status_t pnmpi_argument_long(PNMPI_modHandle_t module, const char *name,
+                                                int flags, long min, long max, long *value);
+
+/** A number (as strtod reads it, finite) from `min` to `max`. */
+PNMPI_EXPORT PNMPI_status_t pnmpi_argument_double(PNMPI_modHandle_t module, const char *name,
+                                                  int flags, double min, double max, double *value);
+
+/** A switch: on/off, yes/no, true/false or 1/0 give 1 or 0. */
+PNMPI_EXPORT PNMPI_status_t pnmpi_argument_bool(PNMPI_modHandle_t module, const char *name,
+                                                int flags, int *value);
+
+/** One of the words in `choices` (NULL-terminated): *index receives its position. */
+PNMPI_EXPORT PNMPI_status_t pnmpi_argument_choice(PNMPI_modHandle_t module, const char *name,
+                                                  int flags, const char *const *choices,
+                                                  int *index);
+
+/** The value as text (as PNMPI_Service_GetArgument), optional or required. */
+PNMPI_EXPORT PNMPI_status_t pnmpi_argument_string(PNMPI_modHandle_t module, const char *name,
+                                                  int flags, const char **value);
+
 /** Gives the calling module the name other modules look it up by (default: the name in
  * its `module` line, or its PNMPI_ModuleName string if it defines one). */
 PNMPI_EXPORT PNMPI_status_t PNMPI_Service_RegisterModule(const char *name);
@@ -129,9 +196,56 @@ PNMPI_EXPORT PNMPI_status_t PNMPI_Service_RegisterModule(const char *name);
 PNMPI_EXPORT PNMPI_status_t PNMPI_Service_GetModuleByName(const char *name,
                                                           PNMPI_modHandle_t *handle);
 
-/** The stack named by a `stack NAME` line ("default" is the application's). */
+/** The stack named by a `stack NAME` line ("default", handle 0, is the application's). Pass
+ * the handle to XMPI_X_NewStack (<pnmpi/newstack.h>) to send a call into that stack. */
 PNMPI_EXPORT PNMPI_status_t PNMPI_Service_GetStackByName(const char *name,
                                                          PNMPI_modHandle_t *handle);
+
+/** The stack layer `module` belongs to. */
+PNMPI_EXPORT PNMPI_status_t pnmpi_module_stack(PNMPI_modHandle_t module, PNMPI_modHandle_t *stack);
+
+/** Whether MPI_Pcontrol reaches layer `module` (its `pcontrol on|off` and the global mode):
+ * *flag is 1 or 0. */
+PNMPI_EXPORT PNMPI_status_t PNMPI_Service_GetPcontrol(PNMPI_modHandle_t module, int *flag);
+
+/** PNMPI_Service_GetPcontrol for the calling module (0 if it cannot be told). */
+PNMPI_EXPORT int PNMPI_Service_GetPcontrolSelf(void);
+
+/** The type of the extra argument an MPI_Pcontrol(level, ...) wrapper receives. */
+typedef enum pnmpi_pcontrol_type {
+  PNMPI_PCONTROL_TYPE_NONE = 0, /**< only the level */
+  PNMPI_PCONTROL_TYPE_INT,      /**< int */
+  PNMPI_PCONTROL_TYPE_LONG,     /**< long */
+  PNMPI_PCONTROL_TYPE_DOUBLE,   /**< double */
+  PNMPI_PCONTROL_TYPE_POINTER   /**< void * */
+} pnmpi_pcontrol_type_t;
+
+/** What a module's MPI_Pcontrol(level, ...) receives after `level`: with `globalpcontrol
+ * typed LEVEL TYPE`, one TYPE at that level (read it with va_arg); otherwise nothing. */
+PNMPI_EXPORT pnmpi_pcontrol_type_t pnmpi_pcontrol_argument_type(int level);
+
+/** Calls function `hook` (exported by name, `void hook(void)`) of the next layer after the
+ * calling one, in the caller's stack, that defines it; that layer may call this again to go
+ * on (PnMPI's recursive hooks). Does nothing when no later layer defines it. Call it from
+ * hooks (they run one at a time), not from wrappers that may run on several threads. */
+PNMPI_EXPORT void PNMPI_Service_CallHook(const char *hook);
+
+/** As PNMPI_Service_CallHook, starting at the first layer of `stack`. */
+PNMPI_EXPORT void PNMPI_Service_CallHook_NewStack(const char *hook, PNMPI_modHandle_t stack);
+
+/** For PnMPI's name. Use PNMPI_HOOK_SAME as `hook` to recurse into the current hook. */
+#define PNMPI_HOOK_SAME __func__
+
+/** Not provided (PNMPI_NOT_IMPLEMENTED): pnmpi keeps no per-call state. Use
+ * pnmpi_call_origin() from inside the wrapper instead. */
+PNMPI_EXPORT PNMPI_status_t PNMPI_Service_GetReturnAddress(void **address);
+
+/** Not provided (PNMPI_NOT_IMPLEMENTED), for the same reason. */
+PNMPI_EXPORT PNMPI_status_t PNMPI_Service_GetFunctionAddress(void **address);
+
+/** Not provided (PNMPI_NOT_IMPLEMENTED): calls are bound to their stack at load time; use
+ * XMPI_X_NewStack to send one call into another stack. */
+PNMPI_EXPORT PNMPI_status_t PNMPI_Service_ChangeStack(PNMPI_modHandle_t stack);
 
 /** Publishes a service of the calling module. The descriptor is copied. Registering the
  * same name twice from one module is PNMPI_BADARG. */
@@ -156,8 +270,14 @@ PNMPI_EXPORT PNMPI_status_t PNMPI_Service_GetGlobalByName(PNMPI_modHandle_t modu
 /** A message for a status code ("no such service", ...); never NULL. */
 PNMPI_EXPORT const char *PNMPI_Service_StatusString(PNMPI_status_t status);
 
-/** The number of layers loaded (0 before MPI_Init). */
+/** PnMPI's name for PNMPI_Service_StatusString. */
+PNMPI_EXPORT const char *PNMPI_Service_strerror(PNMPI_status_t status);
+
+/** The number of layers loaded (0 before MPI_Init). Handles are 0 to this minus one. */
 PNMPI_EXPORT int pnmpi_module_count(void);
+
+/** The number of stacks (1 before MPI_Init: the default one). */
+PNMPI_EXPORT int pnmpi_stack_count(void);
 
 /** Where a call into a wrapper came from. */
 typedef enum pnmpi_origin {

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the pnmpi authors */
+
+/**
+ * @file pnmpimod.h
+ * @brief The header PnMPI modules include: MPI, the module API, XMPI_X and XMPI_X_NewStack.
+ *
+ * New modules need only <pnmpi/pnmpi.h> (plus <pnmpi/newstack.h> to route calls into
+ * another stack).
+ */
+#ifndef PNMPI_PNMPIMOD_COMPAT_H
+#define PNMPI_PNMPIMOD_COMPAT_H
+
+#include <mpi.h>
+#include <pnmpi/newstack.h>
+#include <pnmpi/pnmpi.h>
+#include <pnmpi/xmpi.h>
+
+/** PnMPI's error codes for a module's MPI wrapper that fails in pnmpi's services. */
+#define MPI_ERROR_MEM MPI_ERR_INTERN
+#define MPI_ERROR_PNMPI MPI_ERR_INTERN
+
+/** PnMPI's names for the registration hook, as a string (for dlsym-style lookups). */
+#define PNMPI_REGISTRATION_POINT "PNMPI_RegistrationPoint"
+
+#endif /* PNMPI_PNMPIMOD_COMPAT_H */

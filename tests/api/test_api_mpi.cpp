@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Copyright (c) 2026 the pnmpi authors
+
+// The module API in real mpirun jobs: hooks, services, typed arguments, stacks and
+// XMPI_X_NewStack, MPI_Pcontrol delivery, call origin, and pnmpi-run on an unchanged binary.
+
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include "pnmpi_test_config.h"
+#include "run_mpi.h"
+
+namespace pnmpi::test {
+namespace {
+
+const std::string kModules = PNMPI_API_MODULE_DIR;
+
+std::string app(const char *name) {
+  return std::string(PNMPI_TEST_BIN_DIR) + "/" + name;
+}
+
+std::string conf_path() {
+  const auto *info = ::testing::UnitTest::GetInstance()->current_test_info();
+  return std::string(PNMPI_TEST_SCRATCH_DIR) + "/api." + info->test_suite_name() + "." +
+         info->name() + ".conf";
+}
+
+/// Runs api_app on `ranks` ranks with the config text `conf`.
+RunResult run_with(const std::string &conf, int ranks = 2,
+                   std::map<std::string, std::string> env = {}) {
+  MpiJob job;
+  job.ranks = ranks;
+  job.program = {app("api_app")};
+  job.env = std::move(env);
+  job.env["PNMPI_LIB_PATH"] = kModules;
+  job.env["PNMPI_CONF"] =
+      write_temp_file(conf_path().substr(std::string(PNMPI_TEST_SCRATCH_DIR).size() + 1), conf);
+  return run_mpi(job);
+}
+
+/// Whether `lines` occur in `text` as whole lines, in this order (others may come between).
+::testing::AssertionResult in_order(const std::string &text,
+                                    const std::vector<std::string> &lines) {
+  std::istringstream in(text);
+  std::size_t next = 0;
+  for (std::string line; next < lines.size() && std::getline(in, line);)
+    if (line == lines[next])
+      ++next;
+  if (next == lines.size())
+    return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "missing, or out of order: '" << lines[next] << "' in\n"
+                                       << text;
+}
+
+std::size_t count(const std::string &text, const std::string &line) {
+  std::istringstream in(text);
+  std::size_t n = 0;
+  for (std::string l; std::getline(in, l);)
+    n += l == line;
+  return n;
+}
+
+const std::string kTwoProbes =
+    "module api_probe\nargument tag a\nmodule api_probe\nargument tag b\n";
+
+TEST(Hooks, RunInPhaseAndConfigOrderWithTheirHandles) {
+  const RunResult r = run_with(kTwoProbes, 1);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(in_order(
+      r.out, {"loaded a self=0 own=0 stack=0", "registration a", "loaded b self=1 own=1 stack=0",
+              "registration b", "init-hook a", "init-hook b", "init: [Ia Ib] rc=0",
+              "result: size=1", "fini a sum=1", "finalize a self=0 finalized=0", "fini b sum=1",
+              "finalize b self=1 finalized=0", "finalized", "unregistered a", "unregistered b"}));
+}
+
+TEST(Hooks, FinalizeHooksCanStillUseCollectives) {
+  const RunResult r = run_with(kTwoProbes);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  // Output after MPI_Finalize is not compared with 2 ranks: MPICH's launcher may join lines
+  // of different ranks once they have finalized. The 1-rank test above covers it.
+  for (const char *line : {"fini a sum=2", "fini b sum=2", "finalize a self=0 finalized=0"})
+    EXPECT_EQ(count(r.out, line), 2u) << line << "\n" << r.out;
+}
+
+TEST(Origin, ApplicationOrWhichModuleAbove) {
+  // a's MPI_Comm_size makes a new MPI_Barrier call: every layer sees it come from a
+  // (layer 0). The application's own barrier reaches a from the application, and b from a.
+  const RunResult r = run_with("module api_probe\nargument tag a\nargument calls-barrier "
+                               "on\nmodule api_probe\nargument tag b\n");
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(in_order(r.out, {"barrier-world: [Ba Bb<-0] rc=0", "barrier-self: [Ba Bb<-0] rc=0",
+                               "size: [Sa Ba<-0 Bb<-0 Sb] rc=0"}));
+}
+
+const std::string kRoute = "module api_route\n"
+                           "argument threshold 2\n"
+                           "argument small small\n"
+                           "argument large large\n"
+                           "stack small\n"
+                           "module api_probe\n"
+                           "argument tag s\n"
+                           "stack large\n"
+                           "module api_probe\n"
+                           "argument tag l\n";
+
+TEST(Stacks, ModuleRoutesEachCallByCommunicatorSize) {
+  const RunResult r = run_with(kRoute + "globalpcontrol typed 3 long\n");
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  // The probes of the other stacks see no call the application makes directly; whether a
+  // routed call looks like the application's or route's depends on tail calls, so both are
+  // accepted for the origin.
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\nbarrier-world: \\[R2 Bl(<-0)?\\] rc=0\n")))
+      << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\nbarrier-self: \\[R1 Bs(<-0)?\\] rc=0\n")))
+      << r.out;
+  EXPECT_TRUE(in_order(r.out, {"init: [] rc=0", "size: [] rc=0", "pcontrol-1: [Pl:1] rc=0",
+                               "pcontrol-3: [Pl:3:1234567890123] rc=0", "result: size=2"}));
+  EXPECT_EQ(count(r.out, "loaded s self=1 own=1 stack=1"), 2u) << r.out;
+  EXPECT_EQ(count(r.out, "loaded l self=2 own=2 stack=2"), 2u) << r.out;
+}
+
+TEST(Stacks, DefaultStackNamedExplicitly) {
+  const RunResult r = run_with("stack default\n" + kTwoProbes + "stack unused\n");
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(in_order(r.out, {"barrier-world: [Ba Bb<-0] rc=0"}));
+}
+
+TEST(Stacks, AStackStartedTwiceStopsTheJob) {
+  const RunResult r = run_with("stack a\nmodule api_probe\nargument tag a\nstack a\n");
+  EXPECT_NE(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(count(r.err, "pnmpi: " + conf_path() +
+                             ":4: stack 'a' started twice (first on line 1): each stack is one "
+                             "section; list its modules together"),
+            2u)
+      << r.err;
+}
+
+const std::string kPcontrolTrio = "module api_probe\nargument tag a\n"
+                                  "module api_probe_nopcontrol\nargument tag b\n"
+                                  "module api_probe\nargument tag c\n";
+
+TEST(Pcontrol, ReachesEveryModuleThatWrapsItWithTheLevel) {
+  const RunResult r = run_with(kPcontrolTrio);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(
+      in_order(r.out, {"barrier-world: [Ba Bb<-0 Bc<-1] rc=0", "pcontrol-1: [Pa:1 Pc:1] rc=0",
+                       "pcontrol-2: [Pa:2 Pc:2] rc=0", "pcontrol-5: [Pa:5 Pc:5] rc=0"}));
+}
+
+TEST(Pcontrol, AModuleThatDoesNotWrapItIsSkipped) {
+  const RunResult r = run_with("module api_probe_nopcontrol\nargument tag b\n");
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(in_order(r.out, {"barrier-world: [Bb] rc=0", "pcontrol-1: [] rc=0"}));
+}
+
+TEST(Pcontrol, OffForOneModule) {
+  const RunResult r = run_with("module api_probe\nargument tag a\npcontrol off\n"
+                               "module api_probe\nargument tag c\npcontrol on\n");
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(in_order(r.out, {"pcontrol-1: [Pc:1] rc=0"}));
+}
+
+TEST(Pcontrol, GlobalOffAndOn) {
+  const std::string conf = "module api_probe\nargument tag a\npcontrol off\n"
+                           "module api_probe\nargument tag c\n";
+  const RunResult off = run_with("globalpcontrol off\n" + conf);
+  ASSERT_EQ(off.exit_code, 0) << describe(off);
+  EXPECT_TRUE(in_order(off.out, {"barrier-world: [Ba Bc<-0] rc=0", "pcontrol-1: [] rc=0"}));
+  const RunResult on = run_with("globalpcontrol on\n" + conf);
+  ASSERT_EQ(on.exit_code, 0) << describe(on);
+  EXPECT_TRUE(in_order(on.out, {"pcontrol-1: [Pa:1 Pc:1] rc=0"}));
+}
+
+TEST(Pcontrol, TypedPassesOneArgumentAtItsLevel) {
+  const struct {
+    const char *config, *at_level, *other;
+  } cases[] = {
+      {"typed 2 int", "pcontrol-2: [Pa:2:42 Pc:2:42] rc=0", "pcontrol-3: [Pa:3 Pc:3] rc=0"},
+      {"typed 3 long", "pcontrol-3: [Pa:3:1234567890123 Pc:3:1234567890123] rc=0",
+       "pcontrol-4: [Pa:4 Pc:4] rc=0"},
+      {"typed 4 double", "pcontrol-4: [Pa:4:2.5 Pc:4:2.5] rc=0", "pcontrol-5: [Pa:5 Pc:5] rc=0"},
+      {"typed 5 pointer", "pcontrol-5: [Pa:5:marker Pc:5:marker] rc=0",
+       "pcontrol-1: [Pa:1 Pc:1] rc=0"},
+  };
+  for (const auto &c : cases) {
+    const RunResult r = run_with(std::string("globalpcontrol ") + c.config + "\n" + kPcontrolTrio);
+    ASSERT_EQ(r.exit_code, 0) << c.config << "\n" << describe(r);
+    EXPECT_EQ(count(r.out, c.at_level), 1u) << c.config << "\n" << r.out;
+    EXPECT_EQ(count(r.out, c.other), 1u) << c.config << "\n" << r.out;
+  }
+}
+
+TEST(Pcontrol, TheFirstErrorReachesTheApplicationAndEveryoneStillReceives) {
+  const RunResult r = run_with("module api_probe\nargument tag a\nargument pcontrol-returns 7\n"
+                               "module api_probe\nargument tag c\nargument pcontrol-returns 9\n");
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(in_order(r.out, {"pcontrol-1: [Pa:1 Pc:1] rc=7"}));
+}
+
+TEST(Services, PublishAndSubscribe) {
+  const RunResult r =
+      run_with("module api_consumer\nargument colour blue\nmodule api_provider\n", 1);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(in_order(r.out, {"provider: register service=0 again=-9 global=0",
+                               "consumer: self=0 provider=1 (success) modules=2 stacks=1",
+                               "consumer: api.add(2, 3) = 5",
+                               "consumer: api.add with signature dd: found, but with another "
+                               "signature",
+                               "consumer: api.nope: no such service",
+                               "consumer: api.add of module 99: no such module",
+                               "consumer: api.counter = 40, set to 42",
+                               "consumer: api.counter with signature d: found, but with another "
+                               "signature",
+                               "consumer: api.nope global: no such global",
+                               "consumer: module nope: no such module",
+                               "consumer: stack default = 0 (success)",
+                               "consumer: stack nope: no such stack",
+                               "consumer: renamed = 0 (success)",
+                               "consumer: argument colour = blue (success)",
+                               "consumer: argument missing: no such argument",
+                               "consumer: return address: not implemented by pnmpi",
+                               "consumer: pcontrol self=1",
+                               "provider: api_hook in layer 1",
+                               "result: size=1",
+                               "provider: counter=42"}));
+}
+
+TEST(Arguments, TypedValuesAndDefaults) {
+  const RunResult r = run_with("module api_args\nargument count 5\nargument ratio 0.25\n"
+                               "argument verbose yes\nargument mode exact\nargument name abc\n",
+                               1);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(in_order(r.out, {"args: count=5 ratio=0.25 verbose=1 mode=exact name=abc "
+                               "(0 0 0 0 0)"}));
+  const RunResult d = run_with("module api_args\nargument name two words\n", 1);
+  ASSERT_EQ(d.exit_code, 0) << describe(d);
+  EXPECT_TRUE(in_order(d.out, {"args: count=7 ratio=0.5 verbose=0 mode=fast name=two words "
+                               "(-7 -7 -7 -7 0)"}));
+}
+
+/// The job stops, every rank printing `message` once, and the application never runs.
+void expect_stops_with(const RunResult &r, const std::string &message) {
+  EXPECT_FALSE(r.timed_out) << describe(r);
+  EXPECT_NE(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(count(r.err, "pnmpi: " + message), 2u) << "want: pnmpi: " << message << "\n"
+                                                   << describe(r);
+  EXPECT_EQ(r.out.find("init:"), std::string::npos) << "the application must not go on";
+}
+
+TEST(Arguments, MalformedValuesStopTheJobWithFileAndLine) {
+  expect_stops_with(run_with("module api_args\nargument name x\n\nargument count 500\n"),
+                    conf_path() + ":4: module 'api_args': argument 'count' must be a whole number "
+                                  "from 0 to 100, not '500'");
+  expect_stops_with(run_with("module api_args\nargument name x\nargument verbose maybe\n"),
+                    conf_path() + ":3: module 'api_args': argument 'verbose' must be 'on' or 'off' "
+                                  "(or yes/no, true/false, 1/0), not 'maybe'");
+  expect_stops_with(run_with("module api_args\nargument name x\nargument mode slow\n"),
+                    conf_path() + ":3: module 'api_args': argument 'mode' must be one of 'fast' or "
+                                  "'exact', not 'slow'");
+  expect_stops_with(run_with("module api_args\nargument name x\nargument ratio 2\n"),
+                    conf_path() + ":3: module 'api_args': argument 'ratio' must be a number from 0 "
+                                  "to 1, not '2'");
+}
+
+TEST(Arguments, AMissingRequiredArgumentNamesTheModuleLine) {
+  expect_stops_with(
+      run_with("module api_probe\nargument tag a\nmodule api_args\nargument count 1\n"),
+      conf_path() + ":3: module 'api_args' needs an argument 'name': add 'argument "
+                    "name VALUE' below this line");
+}
+
+TEST(PnmpiRun, RunsAnUnchangedBinaryUnderAStack) {
+  MpiJob job;
+  const std::string conf = write_temp_file("api.PnmpiRun.conf", kTwoProbes);
+  job.program = {PNMPI_API_RUN, "-c", conf, "-L", kModules, "-d", "1", app("api_app_plain")};
+  job.env["PNMPI_LIB_PATH"] = "/nonexistent";
+  job.env["PNMPI_CONF"] = "/nonexistent.conf";
+  const RunResult r = run_mpi(job);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(in_order(r.out, {"init: [Ia Ib] rc=0", "barrier-world: [Ba Bb<-0] rc=0",
+                               "pcontrol-1: [Pa:1 Pb:1] rc=0", "result: size=2"}));
+  EXPECT_EQ(count(r.out, "loaded b self=1 own=1 stack=0"), 2u) << r.out;
+  EXPECT_EQ(count(r.err, "pnmpi[debug]: configuration " + conf + ": 2 module line(s)"), 2u)
+      << r.err;
+}
+
+} // namespace
+} // namespace pnmpi::test

@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Copyright (c) 2026 the pnmpi authors
+
+// pnmpi-info and pnmpi-run as a user runs them, without an MPI job: exact output, exit
+// statuses and FILE:LINE messages. (pnmpi-run under mpirun is in test_api_mpi.cpp.)
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <sstream>
+#include <unistd.h>
+
+#include "pnmpi_routine_ids.h"
+#include "pnmpi_test_config.h"
+#include "run_mpi.h"
+
+namespace pnmpi::test {
+namespace {
+
+const std::string kModules = PNMPI_API_MODULE_DIR;
+
+std::string conf_file(const std::string &text) {
+  const auto *info = ::testing::UnitTest::GetInstance()->current_test_info();
+  return write_temp_file(
+      std::string("tools.") + info->test_suite_name() + "." + info->name() + ".conf", text);
+}
+
+/// Runs pnmpi-info with `args`, PNMPI_LIB_PATH = the test modules, no inherited config.
+RunResult info(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
+  args.insert(args.begin(), PNMPI_API_INFO);
+  env.emplace("PNMPI_LIB_PATH", kModules);
+  env.emplace("PNMPI_CONF", "");
+  env.emplace("HOME", PNMPI_TEST_SCRATCH_DIR);
+  return run(args, env, 60);
+}
+
+RunResult run_tool(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
+  args.insert(args.begin(), PNMPI_API_RUN);
+  return run(args, env, 60);
+}
+
+std::string header() {
+  return std::string("pnmpi-info ") + PNMPI_API_VERSION + " (built for " + PNMPI_TEST_MPI_FLAVOR +
+         ", " + std::to_string(PNMPI_NUM_ROUTINES) + " MPI routines)\n";
+}
+
+std::vector<std::string> lines_of(const std::string &text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    lines.push_back(line);
+  return lines;
+}
+
+const char *kStacked = "module api_route\n"
+                       "argument threshold 2\n"
+                       "argument small small\n"
+                       "argument large large\n"
+                       "globalpcontrol typed 2 int\n"
+                       "stack small\n"
+                       "module api_probe\n"
+                       "argument tag s\n"
+                       "pcontrol off\n"
+                       "stack large\n"
+                       "module api_probe\n"
+                       "argument tag l\n";
+
+TEST(Info, ReportsConfigModulesAndLinkStacks) {
+  const std::string conf = conf_file(kStacked);
+  const RunResult r = info({"-c", conf});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.err, "");
+  const std::string hooks = "      hooks: pnmpi_module_loaded PNMPI_RegistrationPoint "
+                            "PNMPI_Init PNMPI_Fini pnmpi_module_finalize "
+                            "PNMPI_UnregistrationPoint\n";
+  EXPECT_EQ(r.out, header() + "configuration: " + conf + " (from -c)\n" + "module search path:\n" +
+                       "  " + kModules + " (PNMPI_LIB_PATH)\n" + "  " +
+                       PNMPI_TEST_INSTALL_MODULE_DIR +
+                       " (the install's module directory)\n"
+                       "globalpcontrol: typed 2 int\n"
+                       "\n"
+                       "modules:\n"
+                       "  [0] api_route (line 1, stack default)\n"
+                       "      file: " +
+                       kModules +
+                       "/api_route.so\n"
+                       "      argument threshold = 2 (line 2)\n"
+                       "      argument small = small (line 3)\n"
+                       "      argument large = large (line 4)\n"
+                       "      wraps 2 routine(s); MPI_Pcontrol on\n"
+                       "      hooks: pnmpi_module_loaded\n"
+                       "  [1] api_probe (line 7, stack small)\n"
+                       "      file: " +
+                       kModules +
+                       "/api_probe.so\n"
+                       "      argument tag = s (line 8)\n"
+                       "      wraps 4 routine(s); MPI_Pcontrol off\n" +
+                       hooks +
+                       "  [2] api_probe (line 11, stack large)\n"
+                       "      file: " +
+                       kModules +
+                       "/api_probe.so\n"
+                       "      argument tag = l (line 12)\n"
+                       "      wraps 4 routine(s); MPI_Pcontrol on\n" +
+                       hooks +
+                       "\n"
+                       "link stacks:\n"
+                       "  stack default:\n"
+                       "    MPI_Barrier                  api_route[0] -> MPI\n"
+                       "    MPI_Pcontrol                 api_route[0] -> MPI\n"
+                       "  stack small:\n"
+                       "    MPI_Barrier                  api_probe[1] -> MPI\n"
+                       "    MPI_Comm_size                api_probe[1] -> MPI\n"
+                       "    MPI_Init                     api_probe[1] -> MPI\n"
+                       "    MPI_Pcontrol                 api_probe[1] -> MPI\n"
+                       "  stack large:\n"
+                       "    MPI_Barrier                  api_probe[2] -> MPI\n"
+                       "    MPI_Comm_size                api_probe[2] -> MPI\n"
+                       "    MPI_Init                     api_probe[2] -> MPI\n"
+                       "    MPI_Pcontrol                 api_probe[2] -> MPI\n");
+}
+
+TEST(Info, ChainsListEveryLayerInOrder) {
+  const std::string conf =
+      conf_file("module api_probe\nargument tag a\nmodule api_probe_nopcontrol\nargument tag b\n"
+                "module api_route\nargument threshold 1\nargument small default\n"
+                "argument large default\n");
+  const RunResult r = info({"-c", conf, "--routine", "Barrier"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_NE(r.out.find("link stacks:\n  stack default:\n    MPI_Barrier                  "
+                       "api_probe[0] -> api_probe_nopcontrol[1] -> api_route[2] -> MPI\n"),
+            std::string::npos)
+      << r.out;
+  const RunResult p = info({"-c", conf, "-r", "MPI_Pcontrol"});
+  EXPECT_NE(p.out.find("    MPI_Pcontrol                 api_probe[0] -> api_route[2] -> MPI\n"),
+            std::string::npos)
+      << p.out;
+  const RunResult s = info({"-c", conf, "-r", "MPI_Send"});
+  EXPECT_NE(s.out.find("    MPI_Send                     MPI\n"), std::string::npos) << s.out;
+}
+
+TEST(Info, FindsTheConfigAsTheCoreDoes) {
+  const std::string conf = conf_file("module api_probe\nargument tag a\n");
+  const RunResult r = info({}, {{"PNMPI_CONF", conf}});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_NE(r.out.find("configuration: " + conf + " (from $PNMPI_CONF)\n"), std::string::npos)
+      << r.out;
+  const RunResult none = info({});
+  ASSERT_EQ(none.exit_code, 0) << describe(none);
+  EXPECT_EQ(none.out, header() + "configuration: none ($PNMPI_CONF, ./.pnmpi-conf, "
+                                 "~/.pnmpi-conf): no modules, every MPI call goes straight "
+                                 "to MPI\n");
+  const RunResult missing = info({}, {{"PNMPI_CONF", "/nonexistent/pnmpi.conf"}});
+  EXPECT_EQ(missing.exit_code, 1) << describe(missing);
+  EXPECT_EQ(missing.err, "pnmpi-info: PNMPI_CONF is set to '/nonexistent/pnmpi.conf', which is "
+                         "not a readable file; fix the path or unset PNMPI_CONF\n");
+}
+
+TEST(Info, LibPathOptionComesBeforeTheEnvironment) {
+  const std::string conf = conf_file("module api_probe\nargument tag a\n");
+  const RunResult r = info({"-c", conf, "-L", "/first", "-L", "/second"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_NE(r.out.find("module search path:\n  /first (PNMPI_LIB_PATH)\n  /second "
+                       "(PNMPI_LIB_PATH)\n  " +
+                       kModules + " (PNMPI_LIB_PATH)\n"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(Check, AGoodConfigSaysOk) {
+  const std::string conf = conf_file(kStacked);
+  const RunResult r = info({"--check", "-c", conf});
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.out, "pnmpi-info: " + conf + ": ok (3 module(s), 3 stack(s))\n");
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(Check, ReportsEveryProblemWithFileAndLine) {
+  const std::string conf = conf_file("module api_probe\n"
+                                     "argument tag a\n"
+                                     "module nosuchmodule\n"
+                                     "module api_unpatched\n"
+                                     "stack other\n"
+                                     "module api_probe_nopcontrol\n"
+                                     "argument tag b\n"
+                                     "pcontrol off\n"
+                                     "stack spare\n");
+  const RunResult r = info({"--check", "-c", conf});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_EQ(r.out, "");
+  const std::vector<std::string> lines = lines_of(r.err);
+  ASSERT_EQ(lines.size(), 4u) << r.err;
+  EXPECT_EQ(lines[0], "pnmpi-info: " + conf +
+                          ":9: warning: stack 'spare' has no modules: calls sent into it go "
+                          "straight to MPI");
+  EXPECT_EQ(lines[1], "pnmpi-info: " + conf +
+                          ":8: warning: module 'api_probe_nopcontrol' does not wrap MPI_Pcontrol: "
+                          "'pcontrol' has no effect");
+  EXPECT_EQ(lines[2].rfind("pnmpi-info: " + conf + ":3: module 'nosuchmodule' not found", 0), 0u)
+      << lines[2];
+  EXPECT_EQ(lines[3].rfind("pnmpi-info: " + conf + ":4: module 'api_unpatched' (" + kModules +
+                               "/api_unpatched.so): calls PMPI_",
+                           0),
+            0u)
+      << lines[3];
+}
+
+TEST(Check, ASyntaxErrorStopsAtItsLine) {
+  const std::string conf = conf_file("module api_probe\nargument tag a\nstack\n");
+  for (bool check : {true, false}) {
+    std::vector<std::string> args{"-c", conf};
+    if (check)
+      args.push_back("--check");
+    const RunResult r = info(args);
+    EXPECT_EQ(r.exit_code, 1) << describe(r);
+    EXPECT_EQ(r.err,
+              "pnmpi-info: " + conf + ":3: 'stack' needs a stack name, as in 'stack small'\n");
+  }
+}
+
+TEST(Check, TheExampleConfigIsClean) {
+  const RunResult r =
+      info({"--check", "-c", std::string(PNMPI_TEST_SOURCE_DIR) + "/.pnmpi-conf.example"},
+           {{"PNMPI_LIB_PATH", PNMPI_MODULE_BUILD_DIR}});
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(Info, HelpVersionAndUsageErrors) {
+  const RunResult help = info({"--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_EQ(help.out.rfind("usage: pnmpi-info [-c CONF] [-L DIR]... [--check] [-r ROUTINE]\n", 0),
+            0u)
+      << help.out;
+  const RunResult version = info({"--version"});
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_EQ(version.out, header());
+  const RunResult bad = info({"--frobnicate"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.err, "pnmpi-info: unknown argument '--frobnicate'\nTry 'pnmpi-info --help'.\n");
+  const RunResult routine = info({"-r", "MPI_Nonsense"});
+  EXPECT_EQ(routine.exit_code, 2);
+  EXPECT_EQ(routine.err, std::string("pnmpi-info: no routine 'MPI_Nonsense' in the MPI pnmpi was "
+                                     "built for (") +
+                             PNMPI_TEST_MPI_FLAVOR + ")\nTry 'pnmpi-info --help'.\n");
+  const RunResult missing = info({"-c"});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_EQ(missing.err,
+            "pnmpi-info: option -c needs a configuration file\nTry 'pnmpi-info --help'.\n");
+}
+
+std::string library() {
+  char resolved[PATH_MAX];
+  EXPECT_NE(::realpath((std::string(PNMPI_TEST_BUILD_DIR) + "/lib").c_str(), resolved), nullptr);
+  return std::string(resolved) + "/" + PNMPI_API_LIBPNMPI_SONAME;
+}
+
+std::string cwd() {
+  char buf[PATH_MAX];
+  return ::getcwd(buf, sizeof buf) != nullptr ? buf : "";
+}
+
+TEST(Run, SetsTheEnvironmentAndExecutesTheProgram) {
+  const std::string conf = conf_file("module api_probe\nargument tag a\n");
+  const RunResult r =
+      run_tool({"-c", conf, "-L", "rel/dir", "-L", "/abs/dir", "-d", "3", "/usr/bin/env"},
+               {{"PNMPI_LIB_PATH", "/old"}, {"LD_PRELOAD", ""}});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  const std::vector<std::string> lines = lines_of(r.out);
+  auto has = [&](const std::string &line) {
+    return std::find(lines.begin(), lines.end(), line) != lines.end();
+  };
+  EXPECT_TRUE(has("PNMPI_CONF=" + conf)) << r.out;
+  EXPECT_TRUE(has("PNMPI_LIB_PATH=" + cwd() + "/rel/dir:/abs/dir:/old")) << r.out;
+  EXPECT_TRUE(has("PNMPI_DEBUG=3")) << r.out;
+  EXPECT_TRUE(has("LD_PRELOAD=" + library())) << r.out;
+}
+
+TEST(Run, PrependsToAnExistingPreloadOnce) {
+  const RunResult r = run_tool({"/usr/bin/env"}, {{"LD_PRELOAD", library() + " /lib/none.so"}});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_FALSE(lines_with(r.out, "LD_PRELOAD=" + library() + ":/lib/none.so").empty()) << r.out;
+  const RunResult kept = run_tool({"/usr/bin/env"}, {{"PNMPI_LIB_PATH", "/kept"}});
+  EXPECT_FALSE(lines_with(kept.out, "PNMPI_LIB_PATH=/kept").empty()) << kept.out;
+}
+
+TEST(Run, OptionsEndAtTheProgram) {
+  const RunResult r = run_tool({"/bin/echo", "-c", "not-an-option"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.out, "-c not-an-option\n");
+  const RunResult dashes = run_tool({"--", "/bin/echo", "x"});
+  EXPECT_EQ(dashes.out, "x\n");
+}
+
+TEST(Run, Errors) {
+  const RunResult none = run_tool({});
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_EQ(none.err, "pnmpi-run: no program to run\nTry 'pnmpi-run --help'.\n");
+  const RunResult missing = run_tool({"no-such-program-pnmpi"});
+  EXPECT_EQ(missing.exit_code, 127);
+  EXPECT_EQ(missing.err,
+            "pnmpi-run: cannot run 'no-such-program-pnmpi': No such file or directory\n");
+  const RunResult conf = run_tool({"-c", "/nonexistent.conf", "/bin/true"});
+  EXPECT_EQ(conf.exit_code, 2);
+  EXPECT_EQ(conf.err, "pnmpi-run: -c /nonexistent.conf: no such configuration file\nTry "
+                      "'pnmpi-run --help'.\n");
+  const RunResult option = run_tool({"-x", "/bin/true"});
+  EXPECT_EQ(option.exit_code, 2);
+  EXPECT_EQ(option.err, "pnmpi-run: unknown option '-x'\nTry 'pnmpi-run --help'.\n");
+}
+
+TEST(Run, HelpAndVersion) {
+  const RunResult help = run_tool({"--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_EQ(help.out.rfind("usage: pnmpi-run [-c CONF] [-L DIR]... [-d LEVEL] [--] PROGRAM "
+                           "[ARGS...]\n",
+                           0),
+            0u)
+      << help.out;
+  const RunResult version = run_tool({"--version"});
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_EQ(version.out, std::string("pnmpi-run ") + PNMPI_API_VERSION + " (built for " +
+                             PNMPI_TEST_MPI_FLAVOR + ")\n");
+}
+
+} // namespace
+} // namespace pnmpi::test
