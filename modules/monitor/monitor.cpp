@@ -1,0 +1,525 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Copyright (c) 2026 the pnmpi authors
+
+// The monitor's life cycle and slow paths: options, MPI_Init/MPI_Finalize, first contact
+// with a peer, a communicator or a window, their release, and persistent requests.
+
+#include "monitor.h"
+
+#include <pnmpi/pnmpi.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <shared_mutex>
+#include <unistd.h>
+#include <unordered_map>
+
+#include "sessions.h"
+
+namespace pnmpi::monitor {
+
+State g;
+std::atomic<std::uintptr_t> g_app_callers[kCallerCacheSlots];
+TypeSlot g_types[kTypeSlots];
+std::atomic<std::size_t> g_plans{0};
+std::atomic<Peer *> g_recent_peers[kRecentSlots];
+std::atomic<CommInfo *> g_recent_comms[kRecentSlots];
+
+void report_error(const std::string &message) noexcept {
+  std::fprintf(stderr, "pnmpi: module 'monitor': %s\n", message.c_str());
+  std::fflush(stderr);
+}
+
+namespace {
+
+void report_out_of_memory() noexcept {
+  static std::atomic<bool> said{false};
+  if (!said.exchange(true))
+    report_error("out of memory: some traffic is not recorded");
+}
+
+} // namespace
+
+// ---- origin -------------------------------------------------------------------------------
+
+unsigned origin_slow(std::uintptr_t a) noexcept {
+  if (pnmpi_call_origin(reinterpret_cast<const void *>(a), nullptr) == PNMPI_ORIGIN_MODULE)
+    return kTool;
+  g_app_callers[(a ^ (a >> 9)) & (kCallerCacheSlots - 1)].store(a, std::memory_order_relaxed);
+  return kApp;
+}
+
+// ---- datatypes ----------------------------------------------------------------------------
+
+std::uint64_t type_size_slow(MPI_Datatype type) noexcept {
+  if (type == MPI_DATATYPE_NULL)
+    return 0;
+  MPI_Count size = 0;
+  if (PMPI_Type_size_x(type, &size) != MPI_SUCCESS || size == MPI_UNDEFINED || size < 0)
+    return 0;
+  return static_cast<std::uint64_t>(size);
+}
+
+namespace {
+
+void cache_type(MPI_Datatype type) noexcept {
+  if (type == MPI_DATATYPE_NULL)
+    return;
+  const std::uintptr_t k = handle_key(type);
+  if (k == 0)
+    return;
+  const std::uint64_t size = type_size_slow(type);
+  for (unsigned i = static_cast<unsigned>((k * 0x9E3779B97F4A7C15ull) >> 55);;
+       i = (i + 1) & (kTypeSlots - 1)) {
+    if (g_types[i].key == k)
+      return;
+    if (g_types[i].key == 0) {
+      g_types[i].size = size;
+      g_types[i].key = k;
+      return;
+    }
+  }
+}
+
+void cache_predefined_types() noexcept {
+  const MPI_Datatype types[] = {MPI_CHAR,
+                                MPI_SHORT,
+                                MPI_INT,
+                                MPI_LONG,
+                                MPI_LONG_LONG_INT,
+                                MPI_LONG_LONG,
+                                MPI_SIGNED_CHAR,
+                                MPI_UNSIGNED_CHAR,
+                                MPI_UNSIGNED_SHORT,
+                                MPI_UNSIGNED,
+                                MPI_UNSIGNED_LONG,
+                                MPI_UNSIGNED_LONG_LONG,
+                                MPI_FLOAT,
+                                MPI_DOUBLE,
+                                MPI_LONG_DOUBLE,
+                                MPI_WCHAR,
+                                MPI_C_BOOL,
+                                MPI_INT8_T,
+                                MPI_INT16_T,
+                                MPI_INT32_T,
+                                MPI_INT64_T,
+                                MPI_UINT8_T,
+                                MPI_UINT16_T,
+                                MPI_UINT32_T,
+                                MPI_UINT64_T,
+                                MPI_AINT,
+                                MPI_COUNT,
+                                MPI_OFFSET,
+                                MPI_C_COMPLEX,
+                                MPI_C_FLOAT_COMPLEX,
+                                MPI_C_DOUBLE_COMPLEX,
+                                MPI_C_LONG_DOUBLE_COMPLEX,
+                                MPI_BYTE,
+                                MPI_PACKED,
+                                MPI_FLOAT_INT,
+                                MPI_DOUBLE_INT,
+                                MPI_LONG_INT,
+                                MPI_2INT,
+                                MPI_SHORT_INT,
+                                MPI_LONG_DOUBLE_INT};
+  for (MPI_Datatype t : types)
+    cache_type(t);
+}
+
+// ---- groups -------------------------------------------------------------------------------
+
+/// The world rank of every rank of `group` (MPI_UNDEFINED becomes -1).
+std::vector<int> world_ranks_of(MPI_Group group) {
+  int n = 0;
+  PMPI_Group_size(group, &n);
+  std::vector<int> ranks(static_cast<std::size_t>(n)), world(static_cast<std::size_t>(n), -1);
+  for (int i = 0; i < n; ++i)
+    ranks[static_cast<std::size_t>(i)] = i;
+  if (n > 0)
+    PMPI_Group_translate_ranks(group, n, ranks.data(), g.world_group, world.data());
+  for (int &w : world)
+    if (w == MPI_UNDEFINED)
+      w = -1;
+  return world;
+}
+
+/// Builds a CommInfo for a group; the caller holds g.lock. Returns nullptr if out of memory.
+CommInfo *insert_info(ShellIndex<CommInfo> &index, std::uintptr_t key,
+                      const std::vector<int> &worlds, int rank, int local_size, bool inter) {
+  bool fresh = false;
+  CommInfo *ci = index.claim(key, &fresh);
+  if (!fresh)
+    return ci;
+  ci->peers.assign(worlds);
+  ci->rank = rank;
+  ci->local_size = local_size;
+  ci->inter = inter;
+  ci->stats.store(nullptr, std::memory_order_relaxed);
+  ci->neighbors.store(nullptr, std::memory_order_relaxed);
+  index.publish(ci, key);
+  return ci;
+}
+
+/// MPI deletes our attribute when a communicator is freed (by anyone, or at finalize):
+/// its translation table goes with it; its collective statistics stay for the output.
+int comm_deleted(MPI_Comm comm, int, void *, void *) {
+  try {
+    std::lock_guard<std::mutex> guard(g.lock);
+    CommInfo *ci = g.comms.erase(handle_key(comm));
+    if (ci == nullptr)
+      return MPI_SUCCESS;
+    if (CollStats *s = ci->stats.exchange(nullptr, std::memory_order_acq_rel)) {
+      s->name = comm_name(comm);
+      s->handle = MPI_COMM_NULL;
+    }
+    if (std::vector<int> *n = ci->neighbors.exchange(nullptr, std::memory_order_acq_rel)) {
+      track_free(sizeof(*n) + n->capacity() * sizeof(int));
+      delete n;
+    }
+    ci->peers.reset();
+  } catch (...) {
+  }
+  return MPI_SUCCESS;
+}
+
+int win_deleted(MPI_Win win, int, void *, void *) {
+  try {
+    std::lock_guard<std::mutex> guard(g.lock);
+    if (CommInfo *wi = g.wins.erase(handle_key(win)))
+      wi->peers.reset();
+  } catch (...) {
+  }
+  return MPI_SUCCESS;
+}
+
+} // namespace
+
+std::string comm_name(MPI_Comm comm) {
+  char name[MPI_MAX_OBJECT_NAME + 1] = {0};
+  int len = 0;
+  if (PMPI_Comm_get_name(comm, name, &len) != MPI_SUCCESS)
+    return {};
+  return std::string(name, static_cast<std::size_t>(len > 0 ? len : 0));
+}
+
+// ---- lookups ------------------------------------------------------------------------------
+
+Peer *peer_lookup(int world) noexcept {
+  Peer *p = g.peers.find(static_cast<std::uintptr_t>(world) + 1);
+  if (p == nullptr)
+    p = peer_slow(world);
+  if (p != nullptr)
+    g_recent_peers[static_cast<unsigned>(world) & (kRecentSlots - 1)].store(
+        p, std::memory_order_release);
+  return p;
+}
+
+CommInfo *comm_lookup(MPI_Comm comm) noexcept {
+  const std::uintptr_t key = handle_key(comm);
+  CommInfo *ci = g.comms.find(key);
+  if (ci == nullptr)
+    ci = comm_slow(comm);
+  if (ci != nullptr)
+    g_recent_comms[recent_slot(key)].store(ci, std::memory_order_release);
+  return ci;
+}
+
+Peer *peer_slow(int world) noexcept {
+  if (world < 0 || world >= g.world_size)
+    return nullptr;
+  const auto key = static_cast<std::uintptr_t>(world) + 1;
+  try {
+    std::unique_ptr<Counter[]> hist;
+    if (g.options.histograms)
+      hist = std::make_unique<Counter[]>(kOrigins * kHistogramBins);
+    std::lock_guard<std::mutex> guard(g.lock);
+    bool fresh = false;
+    Peer *p = g.peers.claim(key, &fresh);
+    if (fresh) {
+      if (hist)
+        track_alloc(sizeof(Counter) * kOrigins * kHistogramBins);
+      p->hist = hist.release();
+      g.peers.publish(p, key);
+    }
+    return p;
+  } catch (...) {
+    report_out_of_memory();
+    return nullptr;
+  }
+}
+
+CommInfo *comm_slow(MPI_Comm comm) noexcept {
+  if (comm == MPI_COMM_NULL || g.world_size == 0)
+    return nullptr;
+  const std::uintptr_t key = handle_key(comm);
+  if (key == 0)
+    return nullptr;
+  try {
+    int inter = 0, rank = -1;
+    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
+      return nullptr;
+    PMPI_Comm_rank(comm, &rank);
+    MPI_Group local = MPI_GROUP_NULL, peers = MPI_GROUP_NULL;
+    PMPI_Comm_group(comm, &local);
+    int local_size = 0;
+    PMPI_Group_size(local, &local_size);
+    if (inter)
+      PMPI_Comm_remote_group(comm, &peers);
+    const std::vector<int> worlds = world_ranks_of(inter ? peers : local);
+    PMPI_Group_free(&local);
+    if (inter)
+      PMPI_Group_free(&peers);
+    CommInfo *ci = nullptr;
+    {
+      std::lock_guard<std::mutex> guard(g.lock);
+      ci = insert_info(g.comms, key, worlds, rank, local_size, inter != 0);
+    }
+    // The attribute's delete callback releases the entry when the communicator is freed.
+    PMPI_Comm_set_attr(comm, g.comm_keyval, ci);
+    return ci;
+  } catch (...) {
+    report_out_of_memory();
+    return nullptr;
+  }
+}
+
+CommInfo *win_slow(MPI_Win win) noexcept {
+  if (win == MPI_WIN_NULL || g.world_size == 0)
+    return nullptr;
+  const std::uintptr_t key = handle_key(win);
+  if (key == 0)
+    return nullptr;
+  try {
+    MPI_Group group = MPI_GROUP_NULL;
+    if (PMPI_Win_get_group(win, &group) != MPI_SUCCESS)
+      return nullptr;
+    int rank = -1, size = 0;
+    PMPI_Group_rank(group, &rank);
+    PMPI_Group_size(group, &size);
+    const std::vector<int> worlds = world_ranks_of(group);
+    PMPI_Group_free(&group);
+    CommInfo *wi = nullptr;
+    {
+      std::lock_guard<std::mutex> guard(g.lock);
+      wi = insert_info(g.wins, key, worlds, rank, size, false);
+    }
+    PMPI_Win_set_attr(win, g.win_keyval, wi);
+    return wi;
+  } catch (...) {
+    report_out_of_memory();
+    return nullptr;
+  }
+}
+
+CollStats *stats_slow(CommInfo *ci, MPI_Comm comm) noexcept {
+  try {
+    auto s = std::make_unique<CollStats>();
+    s->handle = comm;
+    MPI_Group local = MPI_GROUP_NULL;
+    PMPI_Comm_group(comm, &local);
+    s->procs.assign(world_ranks_of(local));
+    PMPI_Group_free(&local);
+    std::lock_guard<std::mutex> guard(g.lock);
+    if (CollStats *existing = ci->stats.load(std::memory_order_acquire))
+      return existing;
+    g.stats.reserve(g.stats.size() + 1);
+    track_alloc(sizeof(CollStats) + sizeof(void *));
+    CollStats *raw = s.release();
+    g.stats.push_back(raw);
+    ci->stats.store(raw, std::memory_order_release);
+    return raw;
+  } catch (...) {
+    report_out_of_memory();
+    return nullptr;
+  }
+}
+
+const std::vector<int> *neighbors_slow(CommInfo *ci, MPI_Comm comm) noexcept {
+  try {
+    auto out = std::make_unique<std::vector<int>>();
+    int topo = MPI_UNDEFINED;
+    PMPI_Topo_test(comm, &topo);
+    if (topo == MPI_CART) {
+      int ndims = 0;
+      PMPI_Cartdim_get(comm, &ndims);
+      for (int d = 0; d < ndims; ++d) {
+        int source = MPI_PROC_NULL, dest = MPI_PROC_NULL;
+        PMPI_Cart_shift(comm, d, 1, &source, &dest);
+        out->push_back(source); // the standard's order: -1 then +1 neighbor per dimension
+        out->push_back(dest);
+      }
+    } else if (topo == MPI_GRAPH) {
+      int n = 0;
+      PMPI_Graph_neighbors_count(comm, ci->rank, &n);
+      out->resize(static_cast<std::size_t>(n));
+      if (n > 0)
+        PMPI_Graph_neighbors(comm, ci->rank, n, out->data());
+    } else if (topo == MPI_DIST_GRAPH) {
+      int indegree = 0, outdegree = 0, weighted = 0;
+      PMPI_Dist_graph_neighbors_count(comm, &indegree, &outdegree, &weighted);
+      std::vector<int> sources(static_cast<std::size_t>(indegree) + 1),
+          source_weights(static_cast<std::size_t>(indegree) + 1);
+      std::vector<int> dest_weights(static_cast<std::size_t>(outdegree) + 1);
+      out->resize(static_cast<std::size_t>(outdegree) + 1);
+      PMPI_Dist_graph_neighbors(comm, indegree, sources.data(), source_weights.data(), outdegree,
+                                out->data(), dest_weights.data());
+      out->resize(static_cast<std::size_t>(outdegree));
+    }
+    std::lock_guard<std::mutex> guard(g.lock);
+    if (std::vector<int> *existing = ci->neighbors.load(std::memory_order_acquire))
+      return existing;
+    track_alloc(sizeof(*out) + out->capacity() * sizeof(int));
+    std::vector<int> *raw = out.release();
+    ci->neighbors.store(raw, std::memory_order_release);
+    return raw;
+  } catch (...) {
+    report_out_of_memory();
+    return nullptr;
+  }
+}
+
+// ---- persistent requests ------------------------------------------------------------------
+
+namespace {
+
+struct Requests {
+  std::shared_mutex lock;
+  std::unordered_map<std::uintptr_t, Plan> plans;
+};
+
+Requests &requests() {
+  static Requests r;
+  return r;
+}
+
+std::size_t plan_bytes(const Plan &plan) {
+  return sizeof(Plan) + 2 * sizeof(void *) +
+         plan.sends.capacity() * sizeof(std::pair<int, std::uint64_t>);
+}
+
+void apply(const Plan &plan, unsigned origin) noexcept {
+  for (const auto &[world, bytes] : plan.sends)
+    record_to(origin, plan.kind, world, bytes);
+  if (plan.stats != nullptr && plan.coll_class >= 0) {
+    add(plan.stats->count[origin][plan.coll_class], 1);
+    add(plan.stats->bytes[origin][plan.coll_class], plan.class_bytes);
+  }
+}
+
+} // namespace
+
+void remember_request(MPI_Request request, Plan &&plan) noexcept {
+  if (request == MPI_REQUEST_NULL)
+    return;
+  try {
+    Requests &r = requests();
+    std::unique_lock<std::shared_mutex> guard(r.lock);
+    auto [it, inserted] = r.plans.insert_or_assign(handle_key(request), std::move(plan));
+    if (inserted) {
+      g_plans.fetch_add(1, std::memory_order_relaxed);
+      track_alloc(plan_bytes(it->second));
+    }
+  } catch (...) {
+    report_out_of_memory();
+  }
+}
+
+void start_requests(const void *return_address, int count, const MPI_Request *reqs) noexcept {
+  if (count <= 0 || reqs == nullptr)
+    return;
+  const unsigned bits = g.record.load(std::memory_order_acquire);
+  if (bits == 0)
+    return;
+  unsigned origin = kKinds; // computed on the first match only
+  Requests &r = requests();
+  std::shared_lock<std::shared_mutex> guard(r.lock);
+  for (int i = 0; i < count; ++i) {
+    auto it = r.plans.find(handle_key(reqs[i]));
+    if (it == r.plans.end())
+      continue;
+    const Plan &plan = it->second;
+    if (!(bits & (plan.kind == kP2P ? kRecordP2P : kRecordColl)))
+      continue;
+    if (origin == kKinds)
+      origin = origin_of(return_address);
+    apply(plan, origin);
+  }
+}
+
+void forget_request(MPI_Request request) noexcept {
+  Requests &r = requests();
+  std::unique_lock<std::shared_mutex> guard(r.lock);
+  auto it = r.plans.find(handle_key(request));
+  if (it == r.plans.end())
+    return;
+  track_free(plan_bytes(it->second));
+  r.plans.erase(it);
+  g_plans.fetch_sub(1, std::memory_order_relaxed);
+}
+
+// ---- life cycle ---------------------------------------------------------------------------
+
+void on_initialized() noexcept {
+  if (g.world_size != 0)
+    return;
+  PMPI_Comm_size(MPI_COMM_WORLD, &g.world_size);
+  PMPI_Comm_rank(MPI_COMM_WORLD, &g.world_rank);
+  PMPI_Query_thread(&g.thread_level);
+  g.atomic_updates = g.thread_level == MPI_THREAD_MULTIPLE;
+  PMPI_Comm_group(MPI_COMM_WORLD, &g.world_group);
+  cache_predefined_types();
+  PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, comm_deleted, &g.comm_keyval, nullptr);
+  PMPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, win_deleted, &g.win_keyval, nullptr);
+  // MPI_COMM_WORLD is always reported, like Open MPI does.
+  if (CommInfo *world = comm_info(MPI_COMM_WORLD))
+    stats_of(world, MPI_COMM_WORLD);
+  g.record.store(g.options.record, std::memory_order_release);
+}
+
+void on_finalize() noexcept {
+  static std::atomic<bool> done{false};
+  if (done.exchange(true) || g.world_size == 0)
+    return;
+  g.record.store(0, std::memory_order_release);
+  sessions_at_finalize();
+  write_outputs();
+}
+
+} // namespace pnmpi::monitor
+
+using namespace pnmpi::monitor;
+
+extern "C" {
+
+PNMPI_EXPORT void PNMPI_RegistrationPoint(void) {
+  const Lookup config = [](const char *name) { return PNMPI_Service_GetArgumentSelf(name); };
+  const Lookup environment = [](const char *name) -> const char * { return std::getenv(name); };
+  std::string error;
+  if (!parse_options(config, environment, g.options, error)) {
+    report_error(error);
+    _exit(1);
+  }
+  register_sessions_service();
+}
+
+PNMPI_EXPORT int MPI_Init(int *argc, char ***argv) {
+  const int rc = PMPI_Init(argc, argv);
+  if (rc == MPI_SUCCESS)
+    on_initialized();
+  return rc;
+}
+
+PNMPI_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+  const int rc = PMPI_Init_thread(argc, argv, required, provided);
+  if (rc == MPI_SUCCESS)
+    on_initialized();
+  return rc;
+}
+
+PNMPI_EXPORT int MPI_Finalize(void) {
+  on_finalize();
+  return PMPI_Finalize();
+}
+
+} // extern "C"

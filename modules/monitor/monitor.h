@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Copyright (c) 2026 the pnmpi authors
+#pragma once
+
+// The monitor's state and its hot path, shared by the wrapper files. Everything here is
+// hidden (-fvisibility=hidden and exports.map): only the MPI_ wrappers and the hooks are
+// exported.
+//
+// Thread safety: the hot path takes no lock. Counters are std::atomic; they are updated
+// with a locked add when MPI provides MPI_THREAD_MULTIPLE and with a plain load/store
+// otherwise (MPI then guarantees that no two MPI calls run at once). Everything the hot path
+// reads besides counters is published before the `record` bits are set (tables built in
+// MPI_Init) or through ShellIndex's release/acquire protocol (peers, communicators,
+// windows); the direct-mapped caches in front of the indexes hold nodes that are never
+// freed and are confirmed by key. Slow paths (first contact with a peer or a communicator)
+// take g.lock.
+
+#ifndef OMPI_SKIP_MPICXX
+#define OMPI_SKIP_MPICXX 1
+#endif
+#ifndef MPICH_SKIP_MPICXX
+#define MPICH_SKIP_MPICXX 1
+#endif
+#include <mpi.h>
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "histogram.h"
+#include "options.h"
+#include "rank_map.h"
+#include "shell_index.h"
+
+namespace pnmpi::monitor {
+
+/// Who issued a call: the application (also when it passed through tools above that
+/// forwarded it with a tail call) or a module above the monitor (its own traffic).
+enum Origin : unsigned { kApp = 0, kTool = 1 };
+constexpr unsigned kOrigins = 2;
+
+/// What a counter counts, sender side: point-to-point messages; logical collective volume;
+/// one-sided data put/accumulated at the target; one-sided data fetched from the target.
+enum Kind : unsigned { kP2P = 0, kColl = 1, kOscSent = 2, kOscFetched = 3 };
+constexpr unsigned kKinds = 4;
+
+/// Open MPI's per-communicator classes of collective operations.
+enum CollClass : unsigned { kOneToAll = 0, kAllToOne = 1, kAllToAll = 2 };
+constexpr unsigned kCollClasses = 3;
+
+using Counter = std::atomic<std::uint64_t>;
+
+/// Everything this process sent to one world rank. Made on first contact: memory grows with
+/// the peers actually contacted, not with the world size.
+struct Peer {
+  std::atomic<std::uintptr_t> key{0}; ///< world rank + 1
+  Counter count[kOrigins][kKinds] = {};
+  Counter bytes[kOrigins][kKinds] = {};
+  Counter *hist = nullptr; ///< [kOrigins][kHistogramBins] point-to-point sizes, if enabled
+};
+
+/// One communicator's collective operations, Open MPI style. Outlives the communicator (it
+/// is reported at MPI_Finalize) but holds no translation table.
+struct CollStats {
+  MPI_Comm handle = MPI_COMM_NULL; ///< while the communicator exists
+  std::string name;                ///< its name when it was freed
+  RankMap procs;                   ///< world ranks of the local group (no table if regular)
+  Counter count[kOrigins][kCollClasses] = {};
+  Counter bytes[kOrigins][kCollClasses] = {};
+};
+
+/// A communicator (or a window) as the hot path needs it.
+struct CommInfo {
+  std::atomic<std::uintptr_t> key{0}; ///< the handle's bits; 0 once freed
+  RankMap peers;                      ///< ranks that calls name -> world (remote group if inter)
+  int rank = -1;                      ///< this process's rank in the local group
+  int local_size = 0;
+  bool inter = false;
+  std::atomic<CollStats *> stats{nullptr};
+  std::atomic<std::vector<int> *> neighbors{nullptr}; ///< out-neighbors (topologies)
+};
+
+/// The monitor's tables. One instance, g; hot-path fields are plain loads.
+struct State {
+  std::atomic<unsigned> record{0}; ///< RecordBits being recorded now (0: not yet / no more)
+  bool atomic_updates = false;     ///< MPI_THREAD_MULTIPLE was provided
+  int world_size = 0;
+  int world_rank = -1;
+  int thread_level = MPI_THREAD_SINGLE;
+  Options options;
+  MPI_Group world_group = MPI_GROUP_NULL;
+  int comm_keyval = MPI_KEYVAL_INVALID;
+  int win_keyval = MPI_KEYVAL_INVALID;
+
+  std::mutex lock; ///< writers of the indexes and of `stats`
+  ShellIndex<Peer> peers;
+  ShellIndex<CommInfo> comms;
+  ShellIndex<CommInfo> wins;
+  std::vector<CollStats *> stats; ///< every communicator's statistics, in creation order
+};
+
+extern State g;
+
+// ---- handles ------------------------------------------------------------------------------
+
+/// The bits of an MPI handle (a pointer in Open MPI, an int in MPICH) as an index key.
+template <class H> inline std::uintptr_t handle_key(H h) noexcept {
+  if constexpr (std::is_pointer_v<H>)
+    return reinterpret_cast<std::uintptr_t>(h);
+  else
+    return static_cast<std::uintptr_t>(static_cast<std::make_unsigned_t<H>>(h));
+}
+
+// ---- origin -------------------------------------------------------------------------------
+
+/// Return addresses known to be in the application (not in a module): a direct-mapped cache
+/// in front of pnmpi_call_origin(), whose binary search would cost more than the rest of
+/// the hot path. A slot holds one address; a collision only costs the slow path.
+constexpr unsigned kCallerCacheSlots = 256;
+extern std::atomic<std::uintptr_t> g_app_callers[kCallerCacheSlots];
+__attribute__((cold)) unsigned origin_slow(std::uintptr_t return_address) noexcept;
+
+inline unsigned origin_of(const void *return_address) noexcept {
+  const auto a = reinterpret_cast<std::uintptr_t>(return_address);
+  if (g_app_callers[(a ^ (a >> 9)) & (kCallerCacheSlots - 1)].load(std::memory_order_relaxed) == a)
+    return kApp;
+  return origin_slow(a);
+}
+
+// ---- counters -----------------------------------------------------------------------------
+
+inline void add(Counter &c, std::uint64_t v) noexcept {
+  if (g.atomic_updates)
+    c.fetch_add(v, std::memory_order_relaxed);
+  else
+    c.store(c.load(std::memory_order_relaxed) + v, std::memory_order_relaxed);
+}
+
+inline bool recording(unsigned bits) noexcept {
+  return (g.record.load(std::memory_order_acquire) & bits) != 0;
+}
+
+// ---- datatypes ----------------------------------------------------------------------------
+
+/// Sizes of the predefined datatypes, filled in MPI_Init and read-only afterwards (open
+/// addressing over the handle bits). Derived datatypes ask MPI each time: their handles
+/// can be freed and reused.
+constexpr unsigned kTypeSlots = 512;
+struct TypeSlot {
+  std::uintptr_t key;
+  std::uint64_t size;
+};
+extern TypeSlot g_types[kTypeSlots];
+std::uint64_t type_size_slow(MPI_Datatype type) noexcept;
+
+/// The size of a predefined datatype, or false for a derived one.
+inline bool cached_type_size(MPI_Datatype type, std::uint64_t *size) noexcept {
+  const std::uintptr_t k = handle_key(type);
+  for (unsigned i = static_cast<unsigned>((k * 0x9E3779B97F4A7C15ull) >> 55);;
+       i = (i + 1) & (kTypeSlots - 1)) {
+    if (g_types[i].key == k) {
+      *size = g_types[i].size;
+      return true;
+    }
+    if (g_types[i].key == 0)
+      return false;
+  }
+}
+
+inline std::uint64_t type_size(MPI_Datatype type) noexcept {
+  std::uint64_t size;
+  return cached_type_size(type, &size) ? size : type_size_slow(type);
+}
+
+template <class Count> inline std::uint64_t volume(Count count, MPI_Datatype type) noexcept {
+  return count > 0 ? static_cast<std::uint64_t>(count) * type_size(type) : 0;
+}
+
+// ---- lookups ------------------------------------------------------------------------------
+
+// The hot path first looks in small direct-mapped caches of recently used peers and
+// communicators, then in the indexes, then takes the slow path that creates the entry. A
+// cached node is confirmed by its key: nodes are never freed while the monitor runs (a
+// freed communicator's node is only recycled under another key), so a stale slot costs a
+// miss, never a wrong answer.
+constexpr unsigned kRecentSlots = 256;
+extern std::atomic<Peer *> g_recent_peers[kRecentSlots];
+extern std::atomic<CommInfo *> g_recent_comms[kRecentSlots];
+
+inline unsigned recent_slot(std::uintptr_t key) noexcept {
+  return static_cast<unsigned>((static_cast<std::uint64_t>(key) * 0x9E3779B97F4A7C15ull) >> 56);
+}
+
+Peer *peer_slow(int world) noexcept;
+__attribute__((cold)) Peer *peer_lookup(int world) noexcept;
+CommInfo *comm_slow(MPI_Comm comm) noexcept;
+__attribute__((cold)) CommInfo *comm_lookup(MPI_Comm comm) noexcept;
+CommInfo *win_slow(MPI_Win win) noexcept;
+CollStats *stats_slow(CommInfo *ci, MPI_Comm comm) noexcept;
+const std::vector<int> *neighbors_slow(CommInfo *ci, MPI_Comm comm) noexcept;
+
+inline Peer *peer_of(int world) noexcept {
+  const Peer *p = g_recent_peers[static_cast<unsigned>(world) & (kRecentSlots - 1)].load(
+      std::memory_order_acquire);
+  if (p != nullptr &&
+      p->key.load(std::memory_order_relaxed) == static_cast<std::uintptr_t>(world) + 1)
+    return const_cast<Peer *>(p);
+  return peer_lookup(world);
+}
+
+inline CommInfo *comm_info(MPI_Comm comm) noexcept {
+  const std::uintptr_t key = handle_key(comm);
+  CommInfo *ci = g_recent_comms[recent_slot(key)].load(std::memory_order_acquire);
+  if (ci != nullptr && ci->key.load(std::memory_order_acquire) == key)
+    return ci;
+  return comm_lookup(comm);
+}
+
+inline CommInfo *win_info(MPI_Win win) noexcept {
+  if (CommInfo *wi = g.wins.find(handle_key(win)))
+    return wi;
+  return win_slow(win);
+}
+
+inline CollStats *stats_of(CommInfo *ci, MPI_Comm comm) noexcept {
+  if (CollStats *s = ci->stats.load(std::memory_order_acquire))
+    return s;
+  return stats_slow(ci, comm);
+}
+
+// ---- recording ----------------------------------------------------------------------------
+
+__attribute__((always_inline)) inline void record_to(unsigned origin, Kind kind, int world,
+                                                     std::uint64_t bytes) noexcept {
+  if (world < 0)
+    return; // a process outside MPI_COMM_WORLD (dynamic processes)
+  Peer *p = peer_of(world);
+  if (p == nullptr)
+    return;
+  // A point-to-point message with a histogram is counted by its bin only (the count is the
+  // histogram's sum, see count_of): one atomic add fewer under MPI_THREAD_MULTIPLE.
+  if (kind == kP2P && p->hist != nullptr)
+    add(p->hist[origin * kHistogramBins + size_bin(bytes)], 1);
+  else
+    add(p->count[origin][kind], 1);
+  add(p->bytes[origin][kind], bytes);
+}
+
+/// Messages of `kind` from `origin` to a peer.
+inline std::uint64_t count_of(const Peer &p, unsigned origin, unsigned kind) noexcept {
+  std::uint64_t n = p.count[origin][kind].load(std::memory_order_relaxed);
+  if (kind == kP2P && p.hist != nullptr)
+    for (unsigned b = 0; b < kHistogramBins; ++b)
+      n += p.hist[origin * kHistogramBins + b].load(std::memory_order_relaxed);
+  return n;
+}
+
+/// A point-to-point send of `count` elements to `dest` of `comm`, as the wrapper saw it.
+/// The send wrappers call send_fast() first: caches only and no function call, so that the
+/// wrapper needs no stack frame in the common case; when it cannot decide (a cache miss:
+/// first contact, a derived datatype, a module's call) it has changed nothing and on_send()
+/// does the whole work.
+template <class Count>
+__attribute__((always_inline)) inline void on_send(const void *return_address, Count count,
+                                                   MPI_Datatype type, int dest,
+                                                   MPI_Comm comm) noexcept {
+  if (!recording(kRecordP2P) || dest == MPI_PROC_NULL)
+    return;
+  CommInfo *ci = comm_info(comm);
+  if (ci == nullptr || dest < 0 || dest >= ci->peers.size())
+    return;
+  record_to(origin_of(return_address), kP2P, ci->peers.world(dest), volume(count, type));
+}
+
+/// True when the send is recorded (or is nothing to record); false: nothing was changed and
+/// on_send() must do the whole work.
+template <class Count>
+__attribute__((always_inline)) inline bool send_fast(const void *return_address, Count count,
+                                                     MPI_Datatype type, int dest,
+                                                     MPI_Comm comm) noexcept {
+  if (!recording(kRecordP2P) || dest == MPI_PROC_NULL)
+    return true;
+  const std::uintptr_t key = handle_key(comm);
+  const CommInfo *ci = g_recent_comms[recent_slot(key)].load(std::memory_order_acquire);
+  if (ci == nullptr || ci->key.load(std::memory_order_acquire) != key)
+    return false;
+  if (dest < 0 || dest >= ci->peers.size())
+    return true;
+  const auto a = reinterpret_cast<std::uintptr_t>(return_address);
+  if (g_app_callers[(a ^ (a >> 9)) & (kCallerCacheSlots - 1)].load(std::memory_order_relaxed) != a)
+    return false;
+  std::uint64_t size = 0;
+  if (!cached_type_size(type, &size))
+    return false;
+  const int world = ci->peers.world(dest);
+  if (world < 0)
+    return true;
+  Peer *p = g_recent_peers[static_cast<unsigned>(world) & (kRecentSlots - 1)].load(
+      std::memory_order_acquire);
+  if (p == nullptr ||
+      p->key.load(std::memory_order_relaxed) != static_cast<std::uintptr_t>(world) + 1)
+    return false;
+  const std::uint64_t bytes = count > 0 ? static_cast<std::uint64_t>(count) * size : 0;
+  Counter &n = p->hist != nullptr ? p->hist[size_bin(bytes)] : p->count[kApp][kP2P];
+  Counter &b = p->bytes[kApp][kP2P]; // kApp's histogram bins come first
+  if (g.atomic_updates) {
+    n.fetch_add(1, std::memory_order_relaxed);
+    b.fetch_add(bytes, std::memory_order_relaxed);
+  } else {
+    n.store(n.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    b.store(b.load(std::memory_order_relaxed) + bytes, std::memory_order_relaxed);
+  }
+  return true;
+}
+
+/// A one-sided operation on `win` targeting `target`.
+inline void on_rma(const void *return_address, Kind kind, std::uint64_t bytes, int target,
+                   MPI_Win win) noexcept {
+  if (!recording(kRecordOsc) || target == MPI_PROC_NULL)
+    return;
+  CommInfo *wi = win_info(win);
+  if (wi == nullptr || target < 0 || target >= wi->peers.size())
+    return;
+  record_to(origin_of(return_address), kind, wi->peers.world(target), bytes);
+}
+
+// ---- persistent requests ------------------------------------------------------------------
+
+/// What one MPI_Start of a persistent request records.
+struct Plan {
+  Kind kind = kP2P;
+  std::vector<std::pair<int, std::uint64_t>> sends; ///< (world rank, bytes)
+  CollStats *stats = nullptr;                       ///< collectives: the communicator's
+  int coll_class = -1;
+  std::uint64_t class_bytes = 0;
+};
+
+/// Remembers a persistent request (after its *_init succeeded).
+void remember_request(MPI_Request request, Plan &&plan) noexcept;
+/// Records the MPI_Start of `count` requests that may be persistent sends or collectives.
+void start_requests(const void *return_address, int count, const MPI_Request *requests) noexcept;
+/// Forgets a request being freed.
+void forget_request(MPI_Request request) noexcept;
+/// Nonzero once any persistent request has been remembered (MPI_Start skips lookups until).
+extern std::atomic<std::size_t> g_plans;
+
+// ---- life cycle ---------------------------------------------------------------------------
+
+/// After the MPI library is initialised (in the MPI_Init/MPI_Init_thread wrappers).
+void on_initialized() noexcept;
+/// In the MPI_Finalize wrapper, before the layers below finalise: writes every output.
+void on_finalize() noexcept;
+/// Writes the outputs (output.cpp), collectively over MPI_COMM_WORLD.
+void write_outputs() noexcept;
+/// A communicator's name (MPI_Comm_get_name), empty if it has none.
+std::string comm_name(MPI_Comm comm);
+/// Prints `pnmpi: module 'monitor': <message>` on stderr.
+void report_error(const std::string &message) noexcept;
+
+} // namespace pnmpi::monitor

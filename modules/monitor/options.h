@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Copyright (c) 2026 the pnmpi authors
+#pragma once
+
+#include <functional>
+#include <string>
+
+namespace pnmpi::monitor {
+
+/// What `record` selects (bits).
+enum RecordBits : unsigned {
+  kRecordP2P = 1u,
+  kRecordColl = 2u,
+  kRecordOsc = 4u,
+  kRecordAll = 7u,
+};
+
+/// The module's settings: `argument NAME VALUE` lines of its `.pnmpi-conf` entry, each
+/// overridden by the environment variable PNMPI_MONITOR_<NAME> (upper case, '-' -> '_').
+struct Options {
+  unsigned record = kRecordAll;         ///< record: p2p,coll,osc | all | none
+  std::string output = "pnmpi-monitor"; ///< output: path prefix of every file written
+  bool per_rank = true;                 ///< files: per-rank (<output>.<world rank>.prof)
+  bool gathered = true;                 ///< files: gathered (<output>.json on world rank 0)
+  bool histograms = true;               ///< histograms: on | off
+  bool summary = true;                  ///< summary: on | off (rank 0's stderr)
+  int top = 5;                          ///< top: talkers listed in the summary, 0-100
+  int max_sessions = 1024;              ///< max-sessions: sessions alive at once, 1-1000000
+};
+
+/// Looks up a raw value by argument name (config) or by variable name (environment);
+/// returns nullptr when it is absent.
+using Lookup = std::function<const char *(const char *)>;
+
+/// The environment variable that overrides argument `name`.
+std::string env_name(const std::string &name);
+
+/// Fills `out` from the config arguments and their environment overrides. On a malformed
+/// value returns false and sets `error` to the message that follows the
+/// `pnmpi: module 'monitor': ` prefix, naming the argument or the variable and the value.
+bool parse_options(const Lookup &config, const Lookup &environment, Options &out,
+                   std::string &error);
+
+} // namespace pnmpi::monitor

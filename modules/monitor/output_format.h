@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Copyright (c) 2026 the pnmpi authors
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace pnmpi::monitor {
+
+/// One peer line of Open MPI's monitoring format, TAB-separated:
+/// `<type> <me> <peer> <bytes> bytes <count> msgs sent[ <h0,...,h65>]` and a newline.
+std::string prof_line(const char *type, int me, int peer, std::uint64_t bytes, std::uint64_t count,
+                      const std::uint64_t *histogram);
+
+/// A communicator's block: `D <name> procs: <world ranks>` then O2A, A2O and A2A lines.
+std::string prof_comm_block(const std::string &name, const std::vector<int> &procs, int me,
+                            const std::uint64_t counts[3], const std::uint64_t bytes[3]);
+
+/// `text` as a JSON string literal.
+std::string json_string(const std::string &text);
+
+/// Writes `text` to `path` through a temporary file in the same directory and rename(2), so
+/// that readers see the old file or the whole new one. On failure sets `error`.
+bool write_file_atomically(const std::string &path, const std::string &text, std::string &error);
+
+/// The same for output produced piecewise: open() gives a FILE to write to, commit()
+/// flushes, closes and renames. A failed write or commit sets error() and removes the
+/// temporary file.
+class AtomicFile {
+public:
+  explicit AtomicFile(std::string path);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile &) = delete;
+  AtomicFile &operator=(const AtomicFile &) = delete;
+  std::FILE *file() const { return m_file; }
+  bool commit();
+  const std::string &error() const { return m_error; }
+
+private:
+  std::string m_path, m_tmp, m_error;
+  std::FILE *m_file = nullptr;
+};
+
+} // namespace pnmpi::monitor

@@ -1,0 +1,704 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Copyright (c) 2026 the pnmpi authors
+
+// The monitor end to end: real mpirun jobs of known communication patterns, whose per-rank
+// files and gathered matrices must hold exactly the traffic the pattern implies; Open MPI's
+// own monitoring as an oracle; sessions; threads; a tool stacked above the monitor.
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <filesystem>
+#include <regex>
+#include <set>
+#include <string>
+
+#include "monitor_files.h"
+#include "pnmpi_test_config.h"
+#include "run_mpi.h"
+
+namespace pnmpi::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int N = 4; // ranks of most patterns
+
+std::string bin(const char *name) {
+  return std::string(MONITOR_TEST_BIN_DIR) + "/" + name;
+}
+
+std::string test_name() {
+  const auto *info = ::testing::UnitTest::GetInstance()->current_test_info();
+  return std::string(info->test_suite_name()) + "." + info->name();
+}
+
+/// A fresh scratch directory for this test.
+std::string scratch() {
+  const fs::path dir = fs::path(PNMPI_TEST_SCRATCH_DIR) / "monitor" / test_name();
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir.string();
+}
+
+struct Monitored {
+  RunResult result;
+  std::string dir;
+  ProfSet prof;
+  Json json;
+  std::string json_error;
+  int mpi_version = 0;
+};
+
+/// Runs `program` under `conf` (the monitor's lines get `argument output DIR/mon`), then
+/// reads what the monitor wrote.
+Monitored run_monitored(std::vector<std::string> program, const std::string &stack_above = "",
+                        const std::string &monitor_args = "", int ranks = N,
+                        std::map<std::string, std::string> env = {}) {
+  Monitored run;
+  run.dir = scratch();
+  const std::string conf =
+      stack_above + "module monitor\nargument output " + run.dir + "/mon\n" + monitor_args;
+  MpiJob job;
+  job.ranks = ranks;
+  job.program = std::move(program);
+  job.env = std::move(env);
+  job.env["PNMPI_LIB_PATH"] = std::string(MONITOR_TEST_MODULE_DIR) + ":" + PNMPI_MODULE_BUILD_DIR;
+  job.env["PNMPI_CONF"] = write_temp_file(test_name() + ".conf", conf);
+  job.timeout_s = 120;
+  run.result = run_mpi(job);
+  run.prof = read_prof_set(run.dir + "/mon", ranks);
+  const std::string text = read_text(run.dir + "/mon.json");
+  if (!text.empty())
+    parse_json(text, run.json, run.json_error);
+  else
+    run.json_error = "no " + run.dir + "/mon.json";
+  std::smatch m;
+  static const std::regex version("mpi-version ([0-9]+)");
+  if (std::regex_search(run.result.out, m, version))
+    run.mpi_version = std::stoi(m[1]);
+  return run;
+}
+
+Monitored run_pattern(const std::string &pattern, const std::string &monitor_args = "") {
+  return run_monitored({bin("monitor_patterns"), pattern}, "", monitor_args);
+}
+
+int next(int r, int k) {
+  return (r + k) % N;
+}
+
+/// floor(log2) by repeated halving, independent of the module's bit trick.
+unsigned bin_of(std::uint64_t bytes) {
+  if (bytes == 0)
+    return 0;
+  unsigned k = 0;
+  while (bytes >>= 1)
+    ++k;
+  return k + 1;
+}
+
+/// What a pattern must produce, per output category.
+struct Expected {
+  Matrix E, I, S, R, C, coll_tool, osc_sent_tool, osc_fetched_tool;
+  std::map<std::pair<int, int>, std::map<unsigned, std::uint64_t>> hist_E, hist_I;
+  /// world rank -> MPI_COMM_WORLD's O2A, A2O, A2A
+  std::map<int, std::array<Cell, 3>> world;
+
+  void p2p(int from, int to, std::uint64_t bytes, std::uint64_t n = 1) {
+    add(E, from, to, bytes, n);
+    hist_E[{from, to}][bin_of(bytes)] += n;
+  }
+  void cls(int rank, int c, std::uint64_t bytes, std::uint64_t n = 1) {
+    world[rank][c].count += n;
+    world[rank][c].bytes += bytes * n;
+  }
+};
+
+std::string
+histogram_diff(const ProfSet &prof, const std::string &type,
+               const std::map<std::pair<int, int>, std::map<unsigned, std::uint64_t>> &want) {
+  std::string out;
+  for (const auto &[key, bins] : want) {
+    auto it = prof.histograms.find({type, key.first, key.second});
+    if (it == prof.histograms.end()) {
+      out += type + " " + std::to_string(key.first) + "->" + std::to_string(key.second) +
+             ": no histogram\n";
+      continue;
+    }
+    if (it->second.size() != 66)
+      out += "histogram of " + std::to_string(it->second.size()) + " bins\n";
+    for (std::size_t b = 0; b < it->second.size(); ++b) {
+      auto w = bins.find(static_cast<unsigned>(b));
+      const std::uint64_t expected = w == bins.end() ? 0 : w->second;
+      if (it->second[b] != expected)
+        out += type + " " + std::to_string(key.first) + "->" + std::to_string(key.second) +
+               " bin " + std::to_string(b) + ": " + std::to_string(it->second[b]) + ", expected " +
+               std::to_string(expected) + "\n";
+    }
+  }
+  return out;
+}
+
+/// The block of `comm_name` (or, with procs, of the first other communicator with those
+/// procs) in rank `r`'s file.
+const ProfFile::Comm *find_comm(const Monitored &run, int r, const std::string &name,
+                                const std::string &procs = "") {
+  if (r >= static_cast<int>(run.prof.files.size()))
+    return nullptr;
+  for (const ProfFile::Comm &c : run.prof.files[static_cast<std::size_t>(r)].comms)
+    if (procs.empty() ? c.name == name : (c.procs == procs && c.name != "MPI_COMM_WORLD"))
+      return &c;
+  return nullptr;
+}
+
+void expect_comm(const ProfFile::Comm *c, const std::array<Cell, 3> &want,
+                 const std::string &what) {
+  ASSERT_NE(c, nullptr) << what << ": no D block";
+  const char *names[3] = {"O2A", "A2O", "A2A"};
+  for (int k = 0; k < 3; ++k)
+    EXPECT_TRUE(c->classes[k] == want[k])
+        << what << " " << names[k] << ": got " << c->classes[k].count << " msgs/"
+        << c->classes[k].bytes << " bytes, expected " << want[k].count << "/" << want[k].bytes;
+}
+
+/// Everything a pattern run must show: exit 0, the per-rank files equal to the expectation
+/// for every line type, the gathered file equal to the same matrices, the histograms of
+/// every E and I line, and MPI_COMM_WORLD's collective classes on every rank.
+void expect_run(const Monitored &run, const Expected &want) {
+  ASSERT_EQ(run.result.exit_code, 0) << describe(run.result);
+  ASSERT_EQ(run.prof.problems, "") << describe(run.result);
+  ASSERT_EQ(run.json_error, "") << describe(run.result);
+  auto lines = [&](const char *type) {
+    auto it = run.prof.lines.find(type);
+    return it == run.prof.lines.end() ? Matrix{} : it->second;
+  };
+  EXPECT_EQ(diff(lines("E"), want.E), "") << "E lines";
+  EXPECT_EQ(diff(lines("I"), want.I), "") << "I lines";
+  EXPECT_EQ(diff(lines("S"), want.S), "") << "S lines";
+  EXPECT_EQ(diff(lines("R"), want.R), "") << "R lines";
+  EXPECT_EQ(diff(lines("C"), want.C), "") << "C lines";
+  EXPECT_EQ(diff(json_matrix(run.json, "p2p"), want.E), "") << "json p2p";
+  EXPECT_EQ(diff(json_matrix(run.json, "p2p_tool"), want.I), "") << "json p2p_tool";
+  EXPECT_EQ(diff(json_matrix(run.json, "osc_sent"), want.S), "") << "json osc_sent";
+  EXPECT_EQ(diff(json_matrix(run.json, "osc_fetched"), want.R), "") << "json osc_fetched";
+  EXPECT_EQ(diff(json_matrix(run.json, "coll"), want.C), "") << "json coll";
+  EXPECT_EQ(diff(json_matrix(run.json, "coll_tool"), want.coll_tool), "") << "json coll_tool";
+  EXPECT_EQ(diff(json_matrix(run.json, "osc_sent_tool"), want.osc_sent_tool), "");
+  EXPECT_EQ(diff(json_matrix(run.json, "osc_fetched_tool"), want.osc_fetched_tool), "");
+  EXPECT_EQ(run.json["world_size"].number, run.prof.files.size());
+  EXPECT_EQ(histogram_diff(run.prof, "E", want.hist_E), "");
+  EXPECT_EQ(histogram_diff(run.prof, "I", want.hist_I), "");
+  for (int r = 0; r < static_cast<int>(run.prof.files.size()); ++r) {
+    auto it = want.world.find(r);
+    expect_comm(find_comm(run, r, "MPI_COMM_WORLD"),
+                it == want.world.end() ? std::array<Cell, 3>{} : it->second,
+                "rank " + std::to_string(r) + " MPI_COMM_WORLD");
+  }
+}
+
+enum { O2A = 0, A2O = 1, A2A = 2 };
+
+// ---- patterns -----------------------------------------------------------------------------
+
+TEST(MonitorPatterns, Ring) {
+  const Monitored run = run_pattern("ring");
+  Expected want;
+  for (int r = 0; r < N; ++r) {
+    want.p2p(r, next(r, 1), 400, 3);
+    want.p2p(r, next(r, 1), 0);
+  }
+  expect_run(run, want);
+  EXPECT_EQ(lines_with(run.result.err, "pnmpi monitor: 4 ranks; application: p2p 16 msgs 4800 "
+                                       "bytes, coll 0 msgs 0 bytes")
+                .size(),
+            1u)
+      << run.result.err;
+}
+
+TEST(MonitorPatterns, HaloExchangeOnAPeriodicGrid) {
+  const Monitored run = run_pattern("halo");
+  Expected want;
+  for (int r = 0; r < N; ++r) {
+    want.p2p(r, r ^ 2, 64, 2); // dimension 0: both directions reach the same rank
+    want.p2p(r, r ^ 1, 24, 2);
+    add(want.C, r, r ^ 2, 8, 2); // neighbor alltoall: 2 ints to each of 4 neighbors
+    add(want.C, r, r ^ 1, 8, 2);
+  }
+  expect_run(run, want);
+  for (int r = 0; r < N; ++r)
+    expect_comm(find_comm(run, r, "", "0,1,2,3"), {Cell{}, Cell{}, Cell{1, 32}},
+                "rank " + std::to_string(r) + " cartesian communicator");
+}
+
+TEST(MonitorPatterns, IrregularAlltoallv) {
+  const Monitored run = run_pattern("alltoallv");
+  Expected want;
+  for (int r = 0; r < N; ++r) {
+    std::uint64_t total = 0;
+    for (int j = 0; j < N; ++j) {
+      const int ints = (r + 2 * j) % 5;
+      if (j == r || ints == 0)
+        continue;
+      add(want.C, r, j, 4 * ints);
+      total += 4 * ints;
+    }
+    want.cls(r, A2A, total);
+  }
+  expect_run(run, want);
+}
+
+TEST(MonitorPatterns, ReduceFlowsToTheRoot) {
+  const Monitored run = run_pattern("reduce");
+  Expected want;
+  for (int r = 0; r < N; ++r) {
+    if (r != 1)
+      add(want.C, r, 1, 56); // 7 doubles, row = sender (not the root's row)
+    if (r != 2)
+      add(want.C, r, 2, 12); // Ireduce of 3 ints to rank 2
+  }
+  want.cls(1, A2O, 3 * 56);
+  want.cls(2, A2O, 3 * 12);
+  expect_run(run, want);
+}
+
+TEST(MonitorPatterns, BcastFlowsFromTheRoot) {
+  const Monitored run = run_pattern("bcast");
+  Expected want;
+  for (int j = 0; j < N; ++j) {
+    if (j != 2)
+      add(want.C, 2, j, 40);
+    if (j != 0)
+      add(want.C, 0, j, 5); // Ibcast of 5 bytes from rank 0
+  }
+  want.cls(2, O2A, 120);
+  want.cls(0, O2A, 15);
+  expect_run(run, want);
+}
+
+TEST(MonitorPatterns, PersistentSendsCountAtEveryStart) {
+  const Monitored run = run_pattern("persistent");
+  Expected want;
+  for (int r = 0; r < N; ++r)
+    want.p2p(r, next(r, 1), 24, 8); // 5 MPI_Start + 3 MPI_Startall
+  if (run.mpi_version >= 4) {       // MPI_Bcast_init from rank 0, started twice
+    for (int j = 1; j < N; ++j)
+      add(want.C, 0, j, 8, 2);
+    want.cls(0, O2A, 24, 2);
+  }
+  expect_run(run, want);
+}
+
+TEST(MonitorPatterns, OneSidedSentAndFetched) {
+  const Monitored run = run_pattern("rma");
+  Expected want;
+  for (int r = 0; r < N; ++r) {
+    add(want.S, r, next(r, 1), 16, 2); // two puts
+    add(want.S, r, next(r, 1), 4);     // fetch_and_op sends its operand
+    add(want.S, r, next(r, 1), 8);     // get_accumulate sends 2 ints
+    add(want.S, r, next(r, 2), 8);     // compare_and_swap: value and compare
+    add(want.S, r, next(r, 3), 12);    // accumulate of 3 ints
+    add(want.S, r, next(r, 3), 4);     // rput
+    add(want.R, r, next(r, 1), 4);     // fetch_and_op result
+    add(want.R, r, next(r, 1), 8);     // get_accumulate result
+    add(want.R, r, next(r, 2), 8);     // get
+    add(want.R, r, next(r, 2), 4);     // compare_and_swap result
+  }
+  expect_run(run, want);
+}
+
+TEST(MonitorPatterns, SplitCommunicatorUsesWorldRanks) {
+  const Monitored run = run_pattern("split");
+  Expected want;
+  want.p2p(2, 0, 20); // sub rank 0 is the higher world rank (key -rank)
+  want.p2p(3, 1, 20);
+  for (int r = 0; r < N; ++r) {
+    add(want.C, r, r ^ 2, 8); // allreduce of 2 ints in the pair
+    want.p2p(r, next(r, 1), 1);
+  }
+  expect_run(run, want);
+  expect_comm(find_comm(run, 0, "", "2,0"), {Cell{}, Cell{}, Cell{1, 8}}, "rank 0 split");
+  expect_comm(find_comm(run, 1, "", "3,1"), {Cell{}, Cell{}, Cell{1, 8}}, "rank 1 split");
+}
+
+TEST(MonitorPatterns, IntercommunicatorMapsToTheRemoteGroup) {
+  const Monitored run = run_pattern("intercomm");
+  Expected want;
+  for (int r = 0; r < N; ++r) {
+    want.p2p(r, r ^ 2, 12);
+    for (int remote : {(r / 2 == 0) ? 2 : 0, (r / 2 == 0) ? 3 : 1})
+      add(want.C, r, remote, 4); // allgather of one int to each remote rank
+  }
+  add(want.C, 0, 2, 16); // bcast from the MPI_ROOT, world 0, to the remote group
+  add(want.C, 0, 3, 16);
+  expect_run(run, want);
+  expect_comm(find_comm(run, 0, "", "0,1"), {Cell{1, 32}, Cell{}, Cell{1, 8}},
+              "rank 0 intercommunicator");
+}
+
+TEST(MonitorPatterns, ProcNullIsNotAMessage) {
+  const Monitored run = run_pattern("procnull");
+  Expected want;
+  for (int r = 0; r < N; ++r)
+    want.p2p(r, next(r, 1), 1);
+  expect_run(run, want);
+}
+
+TEST(MonitorPatterns, EverySendMode) {
+  const Monitored run = run_pattern("sendmodes");
+  Expected want;
+  const int last = run.mpi_version >= 4 ? 13 : 10;
+  for (int r = 0; r < N; ++r) {
+    for (int k = 1; k <= last; ++k)
+      want.p2p(r, next(r, 1), 4 * k);
+    if (run.mpi_version >= 4)
+      want.p2p(r, next(r, 1), 2 * 7 * 4); // partitioned: one message per start
+    want.p2p(r, next(r, 3), 0, 2);        // ready-mode tokens to the previous rank
+  }
+  expect_run(run, want);
+}
+
+TEST(MonitorPatterns, EveryCollective) {
+  const Monitored run = run_pattern("collectives");
+  Expected want;
+  auto others = [](int r, auto f) {
+    for (int j = 0; j < N; ++j)
+      if (j != r)
+        f(j);
+  };
+  for (int r = 0; r < N; ++r) {
+    // Gather 2 ints to 0; Gatherv r+1 ints to 1; Igather 1 int to 3.
+    if (r != 0)
+      add(want.C, r, 0, 8);
+    if (r != 1)
+      add(want.C, r, 1, 4 * (r + 1));
+    if (r != 3)
+      add(want.C, r, 3, 4);
+    std::uint64_t a2a = 0, ops = 0;
+    auto all = [&](std::uint64_t bytes) {
+      others(r, [&](int j) { add(want.C, r, j, bytes); });
+      a2a += 3 * bytes;
+      ++ops;
+    };
+    all(8);              // Allgather 1 double
+    all(r + 1);          // Allgatherv r+1 chars
+    all(4);              // Alltoall 2 shorts
+    all(20);             // Allreduce 5 ints
+    all(8);              // Reduce_scatter_block 2 ints
+    all(0);              // Barrier
+    all(4);              // Iallreduce 1 int
+    all(0);              // Ibarrier
+    std::uint64_t w = 0; // Alltoallw: j+1 elements, char for even j, int for odd j
+    others(r, [&](int j) {
+      const std::uint64_t b = (j + 1) * (j % 2 == 0 ? 1 : 4);
+      add(want.C, r, j, b);
+      w += b;
+    });
+    a2a += w;
+    ++ops;
+    std::uint64_t rs = 0; // Reduce_scatter: j ints to rank j, none to rank 0
+    others(r, [&](int j) {
+      if (j > 0) {
+        add(want.C, r, j, 4 * j);
+        rs += 4 * j;
+      }
+    });
+    a2a += rs;
+    ++ops;
+    for (int scan_bytes : {4, 8}) { // Scan 1 int, Exscan 2 ints: to every higher rank
+      for (int j = r + 1; j < N; ++j)
+        add(want.C, r, j, scan_bytes);
+      a2a += scan_bytes * (N - 1 - r);
+      ++ops;
+    }
+    add(want.C, r, next(r, 1), 4); // Ialltoallv: one int to the next rank only
+    a2a += 4;
+    ++ops;
+    if (run.mpi_version >= 4) {
+      all(12); // Allreduce_c of 3 ints
+      all(4);  // Allreduce_init, started twice
+      all(4);
+      all(0); // Barrier_init, started once
+    }
+    want.world[r][A2A] = Cell{ops, a2a};
+  }
+  for (int j = 0; j < N; ++j) {
+    if (j != 2)
+      add(want.C, 2, j, 12); // Scatter 3 ints from 2
+    if (j != 3 && j > 0)
+      add(want.C, 3, j, 4 * j); // Scatterv j ints from 3 (none to rank 0)
+    if (j != 0)
+      add(want.C, 0, j, 4); // Iscatter 1 int from 0
+  }
+  want.cls(0, A2O, 24); // Gather
+  want.cls(1, A2O, 4 * (1 + 3 + 4));
+  want.cls(3, A2O, 12);    // Igather
+  want.cls(2, O2A, 36);    // Scatter
+  want.cls(3, O2A, 4 + 8); // Scatterv
+  want.cls(0, O2A, 12);    // Iscatter
+  expect_run(run, want);
+}
+
+TEST(MonitorThreads, FourThreadsPerRankCountExactly) {
+  const Monitored run = run_monitored({bin("monitor_threads")}, "", "", 2);
+  Expected want;
+  for (int r = 0; r < 2; ++r)
+    for (int t = 0; t < 4; ++t)
+      want.p2p(r, 1 - r, 8 * (t + 1), 500);
+  expect_run(run, want);
+}
+
+TEST(MonitorOrigin, ToolAboveTheMonitorIsKeptApart) {
+  const Monitored run =
+      run_monitored({bin("monitor_patterns"), "ring"}, "module monitor_reporter\n");
+  Expected want;
+  for (int r = 0; r < N; ++r) {
+    want.p2p(r, next(r, 1), 400, 3); // forwarded by the tool with tail calls: application
+    want.p2p(r, next(r, 1), 0);
+    for (int j = 0; j < N; ++j)
+      if (j != r)
+        add(want.coll_tool, r, j, 4); // the tool's allreduce in its PNMPI_Fini
+    if (r != 0)
+      add(want.coll_tool, r, 0, 8); // the tool's reduce in its MPI_Finalize
+  }
+  add(want.I, 1, 0, 16); // the tool's report message
+  want.hist_I[{1, 0}][bin_of(16)] = 1;
+  expect_run(run, want);
+  EXPECT_EQ(lines_with(run.result.err, "pnmpi monitor: modules above the monitor: p2p 1 msgs 16 "
+                                       "bytes, coll 15 msgs 72 bytes")
+                .size(),
+            1u)
+      << run.result.err;
+}
+
+// ---- Open MPI's own monitoring as an oracle -----------------------------------------------
+
+TEST(MonitorOracle, AgreesWithOpenMpiMonitoring) {
+  if (std::string(PNMPI_TEST_MPI_FLAVOR) != "openmpi")
+    GTEST_SKIP() << "Open MPI's monitoring components are the oracle";
+  const std::string ompi_dir =
+      (fs::path(PNMPI_TEST_SCRATCH_DIR) / "monitor" / (test_name() + ".ompi")).string();
+  fs::remove_all(ompi_dir);
+  fs::create_directories(ompi_dir);
+  // No gathered file and no summary: our output then sends nothing Open MPI could count.
+  const Monitored run = run_monitored({bin("monitor_patterns"), "oracle"}, "",
+                                      "argument files per-rank\nargument summary off\n", N,
+                                      {{"OMPI_MCA_pml_monitoring_enable", "2"},
+                                       {"OMPI_MCA_pml_monitoring_enable_output", "3"},
+                                       {"OMPI_MCA_pml_monitoring_filename", ompi_dir + "/prof"}});
+  ASSERT_EQ(run.result.exit_code, 0) << describe(run.result);
+  ASSERT_EQ(run.prof.problems, "");
+  const ProfSet ompi = read_prof_set(ompi_dir + "/prof", N);
+  ASSERT_EQ(ompi.problems, "") << describe(run.result);
+
+  Matrix plain, persistent, alltoallv, reduce_ours, reduce_ompi;
+  std::map<std::pair<int, int>, std::map<unsigned, std::uint64_t>> plain_hist;
+  auto msg = [&](Matrix &m, int from, int to, std::uint64_t bytes, std::uint64_t n = 1) {
+    add(m, from, to, bytes, n);
+    if (&m == &plain || &m == &alltoallv)
+      plain_hist[{from, to}][bin_of(bytes)] += n;
+  };
+  for (int r = 0; r < N; ++r) {
+    for (std::uint64_t bytes : {0, 1, 100, 5000, 70000, 8})
+      msg(plain, r, next(r, 1), bytes);
+    msg(plain, r, next(r, 2), 33, 3);
+    msg(plain, r, next(r, 3), 68);
+    msg(persistent, r, next(r, 2), 24, 3);
+    for (int j = 0; j < N; ++j)
+      if (j != r)
+        msg(alltoallv, r, j, 4 * (j + 1));
+    if (r != 0) {
+      add(reduce_ours, r, 0, 24);
+      add(reduce_ompi, 0, r, 24); // Open MPI 4.1.4 puts all-to-one volume in the root's row
+    }
+  }
+  auto sum = [](Matrix a, const Matrix &b) {
+    for (const auto &[k, c] : b) {
+      a[k].count += c.count;
+      a[k].bytes += c.bytes;
+    }
+    return a;
+  };
+  // Plain point-to-point: both agree exactly; the documented differences are exactly that
+  // Open MPI misses persistent sends and counts alltoallv's messages as E.
+  EXPECT_EQ(diff(run.prof.lines.at("E"), sum(plain, persistent)), "") << "our E lines";
+  EXPECT_EQ(diff(ompi.lines.at("E"), sum(plain, alltoallv)), "") << "Open MPI's E lines";
+  EXPECT_EQ(diff(run.prof.lines.at("C"), sum(alltoallv, reduce_ours)), "") << "our C lines";
+  EXPECT_EQ(diff(ompi.lines.at("C"), sum(alltoallv, reduce_ompi)), "") << "Open MPI's C lines";
+  // Histograms agree wherever Open MPI's E histogram holds E messages only (its histogram
+  // also counts the internal messages to the same peer).
+  int compared = 0;
+  for (const auto &[key, h] : ompi.histograms) {
+    const auto &[type, me, peer] = key;
+    if (type != "E")
+      continue;
+    std::uint64_t total = 0;
+    for (std::uint64_t v : h)
+      total += v;
+    if (total != ompi.lines.at("E").at({me, peer}).count)
+      continue;
+    ++compared;
+    const auto &bins = plain_hist[std::make_pair(me, peer)];
+    for (std::size_t b = 0; b < h.size(); ++b) {
+      auto want = bins.find(static_cast<unsigned>(b));
+      const std::uint64_t expected = want == bins.end() ? 0u : want->second;
+      EXPECT_EQ(h[b], expected) << me << "->" << peer << " bin " << b;
+    }
+  }
+  EXPECT_GT(compared, 0) << "no Open MPI histogram was free of internal messages";
+  // Our E histograms hold the plain and persistent messages exactly.
+  for (const auto &[pair, cell] : sum(plain, persistent)) {
+    const auto &h = run.prof.histograms.at({"E", pair.first, pair.second});
+    std::uint64_t total = 0;
+    for (std::uint64_t v : h)
+      total += v;
+    EXPECT_EQ(total, cell.count);
+  }
+  // Per-communicator classes are defined alike: MPI_COMM_WORLD's blocks are equal.
+  for (int r = 0; r < N; ++r) {
+    const ProfFile::Comm *ours = find_comm(run, r, "MPI_COMM_WORLD");
+    const ProfFile::Comm *theirs = nullptr;
+    for (const ProfFile::Comm &c : ompi.files[r].comms)
+      if (c.name == "MPI_COMM_WORLD")
+        theirs = &c;
+    ASSERT_NE(ours, nullptr);
+    ASSERT_NE(theirs, nullptr);
+    EXPECT_EQ(ours->procs, theirs->procs);
+    for (int k = 0; k < 3; ++k)
+      EXPECT_TRUE(ours->classes[k] == theirs->classes[k])
+          << "rank " << r << " class " << k << ": ours " << ours->classes[k].bytes
+          << " bytes, Open MPI " << theirs->classes[k].bytes;
+  }
+}
+
+// ---- sessions -----------------------------------------------------------------------------
+
+TEST(MonitorSessions, EveryTransitionAndErrorCode) {
+  // Not under scratch(): run_monitored() starts that afresh.
+  const std::string dir =
+      (fs::path(PNMPI_TEST_SCRATCH_DIR) / "monitor" / (test_name() + ".files")).string();
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const Monitored run = run_monitored({bin("monitor_sessions"), dir}, "",
+                                      "argument max-sessions 4\nargument files none\n");
+  ASSERT_EQ(run.result.exit_code, 0) << describe(run.result);
+  for (int r = 0; r < N; ++r)
+    EXPECT_EQ(lines_with(run.result.out, "sessions: rank " + std::to_string(r) + " ok").size(), 1u)
+        << run.result.out;
+  // MPI_M_flush: session a's point-to-point and collective data, session ranks.
+  for (int r = 0; r < N; ++r) {
+    const ProfFile f = read_prof(dir + "/flush." + std::to_string(r) + ".prof");
+    ASSERT_TRUE(f.read) << r;
+    Matrix e, c;
+    add(e, r, next(r, 1), 24, 3);
+    for (int j = 0; j < N; ++j)
+      if (j != r)
+        add(c, r, j, 8);
+    EXPECT_EQ(diff(f.lines.count("E") ? f.lines.at("E") : Matrix{}, e), "");
+    EXPECT_EQ(diff(f.lines.count("C") ? f.lines.at("C") : Matrix{}, c), "");
+  }
+  // MPI_M_rootflush on root 0: the matrices, row = sender.
+  std::string counts, sizes;
+  for (int i = 0; i < N; ++i) {
+    for (int j = 0; j < N; ++j) {
+      counts += std::string(j > 0 ? " " : "") + (j == next(i, 1) ? "3" : "0");
+      sizes += std::string(j > 0 ? " " : "") + (j == next(i, 1) ? "72" : "0");
+    }
+    counts += "\n";
+    sizes += "\n";
+  }
+  EXPECT_EQ(read_text(dir + "/root_counts.0.prof"), counts);
+  EXPECT_EQ(read_text(dir + "/root_sizes.0.prof"), sizes);
+  EXPECT_FALSE(fs::exists(dir + "/root_counts.1.prof"));
+}
+
+TEST(MonitorSessions, WithoutTheMonitorEveryCallFailsCleanly) {
+  MpiJob job;
+  job.ranks = N;
+  job.program = {bin("monitor_sessions"), "--no-monitor"};
+  job.env["PNMPI_LIB_PATH"] = PNMPI_MODULE_BUILD_DIR;
+  job.env["PNMPI_CONF"] = write_temp_file(test_name() + ".conf", "module empty\n");
+  const RunResult r = run_mpi(job);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  for (int rank = 0; rank < N; ++rank)
+    EXPECT_EQ(lines_with(r.out, "no-monitor: rank " + std::to_string(rank) + " ok").size(), 1u)
+        << r.out;
+}
+
+TEST(MonitorSessions, ReorderingExampleRuns) {
+  const Monitored run = run_monitored({MONITOR_REORDER_EXAMPLE}, "", "argument files none\n");
+  ASSERT_EQ(run.result.exit_code, 0) << describe(run.result);
+  // Heavy partners are i and i+2: the mapping puts each pair on adjacent new ranks.
+  EXPECT_EQ(lines_with(run.result.out, "reorder: new rank of each rank: 0 2 1 3").size(), 1u)
+      << run.result.out;
+  EXPECT_EQ(lines_with(run.result.out, "reorder: bytes inside nodes of 2 consecutive ranks: "
+                                       "before 8%, after 83%")
+                .size(),
+            1u)
+      << run.result.out;
+}
+
+// ---- options ------------------------------------------------------------------------------
+
+TEST(MonitorOptions, RecordSelectsCategoriesAndHistogramsCanBeOff) {
+  const Monitored run = run_monitored({bin("monitor_patterns"), "collectives"}, "",
+                                      "argument record p2p,osc\nargument histograms off\n"
+                                      "argument files per-rank\nargument summary off\n");
+  ASSERT_EQ(run.result.exit_code, 0) << describe(run.result);
+  ASSERT_EQ(run.prof.problems, "");
+  EXPECT_EQ(run.prof.lines.count("C"), 0u);
+  EXPECT_FALSE(fs::exists(run.dir + "/mon.json"));
+  EXPECT_EQ(lines_with(run.result.err, "pnmpi monitor:").size(), 0u) << run.result.err;
+
+  const Monitored ring = run_monitored({bin("monitor_patterns"), "ring"}, "",
+                                       "argument histograms off\nargument files per-rank\n");
+  ASSERT_EQ(ring.result.exit_code, 0) << describe(ring.result);
+  EXPECT_EQ(ring.prof.lines.at("E").size(), 4u);
+  EXPECT_TRUE(ring.prof.histograms.empty());
+}
+
+TEST(MonitorOptions, EnvironmentOverridesTheConfig) {
+  const std::string elsewhere =
+      (fs::path(PNMPI_TEST_SCRATCH_DIR) / "monitor" / (test_name() + ".elsewhere")).string();
+  fs::remove(elsewhere + ".json");
+  const Monitored run =
+      run_monitored({bin("monitor_patterns"), "ring"}, "", "argument files per-rank\n", N,
+                    {{"PNMPI_MONITOR_OUTPUT", elsewhere}, {"PNMPI_MONITOR_FILES", "gathered"}});
+  ASSERT_EQ(run.result.exit_code, 0) << describe(run.result);
+  EXPECT_TRUE(fs::exists(elsewhere + ".json"));
+  EXPECT_FALSE(fs::exists(elsewhere + ".0.prof"));
+  EXPECT_FALSE(fs::exists(run.dir + "/mon.0.prof"));
+}
+
+TEST(MonitorOptions, MalformedValuesStopTheJob) {
+  const Monitored bad_arg =
+      run_monitored({bin("monitor_patterns"), "ring"}, "", "argument record everything\n");
+  EXPECT_NE(bad_arg.result.exit_code, 0);
+  EXPECT_FALSE(bad_arg.result.timed_out);
+  EXPECT_FALSE(lines_with(bad_arg.result.err,
+                          "pnmpi: module 'monitor': argument 'record' must be a comma-separated "
+                          "list of p2p, coll, osc, or all or none, not 'everything'")
+                   .empty())
+      << bad_arg.result.err;
+  const Monitored bad_env = run_monitored({bin("monitor_patterns"), "ring"}, "", "", N,
+                                          {{"PNMPI_MONITOR_HISTOGRAMS", "maybe"}});
+  EXPECT_NE(bad_env.result.exit_code, 0);
+  EXPECT_FALSE(lines_with(bad_env.result.err,
+                          "pnmpi: module 'monitor': environment variable "
+                          "PNMPI_MONITOR_HISTOGRAMS must be on or off, not 'maybe'")
+                   .empty())
+      << bad_env.result.err;
+}
+
+TEST(MonitorOptions, UnwritableOutputIsReportedNotFatal) {
+  const Monitored run = run_monitored({bin("monitor_patterns"), "ring"}, "", "", N,
+                                      {{"PNMPI_MONITOR_OUTPUT", "/nonexistent/dir/mon"}});
+  EXPECT_EQ(run.result.exit_code, 0) << describe(run.result);
+  EXPECT_FALSE(lines_with(run.result.err, "pnmpi: module 'monitor': cannot write "
+                                          "'/nonexistent/dir/mon.0.prof'")
+                   .empty())
+      << run.result.err;
+}
+
+} // namespace
+} // namespace pnmpi::test
