@@ -256,89 +256,144 @@ std::vector<std::uint64_t> slide_amounts(const std::vector<unsigned char> &bytes
   return amounts;
 }
 
-std::vector<unsigned char> slide_image(const std::vector<unsigned char> &bytes,
-                                       std::uint64_t delta) {
+namespace {
+
+/// The end of what the loader maps: the last byte of any segment's file image.
+std::uint64_t loadable_end(const std::vector<unsigned char> &bytes) {
+  const auto *eh = at<ElfW(Ehdr)>(bytes, 0);
+  const auto *ph = at<ElfW(Phdr)>(bytes, eh->e_phoff, eh->e_phnum);
+  std::uint64_t end = eh->e_phoff + std::uint64_t(eh->e_phnum) * sizeof(ElfW(Phdr));
+  for (unsigned i = 0; i < eh->e_phnum; ++i)
+    if (ph[i].p_type != PT_NULL)
+      end = std::max<std::uint64_t>(end, ph[i].p_offset + ph[i].p_filesz);
+  if (end > bytes.size())
+    throw Error("cannot copy module: a segment runs past the end of the file");
+  return end;
+}
+
+/// Writes into `out` the image of `bytes` slid by `delta` (0: as it is): all of it, or
+/// only its loadable part. Reads the original; edits `out` at the shifted offsets, skipping
+/// what was cut. One pass, no other allocation: copies are made by the hundred.
+void build(const std::vector<unsigned char> &bytes, std::uint64_t delta, bool loadable_only,
+           std::vector<unsigned char> &out) {
+  const std::uint64_t end = loadable_only ? loadable_end(bytes) : bytes.size();
+  constexpr std::uint64_t kHeader = sizeof(ElfW(Ehdr));
+  out.resize(end + delta);
+  std::memcpy(out.data(), bytes.data(), kHeader);
+  std::memset(out.data() + kHeader, 0, delta);
+  std::memcpy(out.data() + kHeader + delta, bytes.data() + kHeader, end - kHeader);
+  // An object at original file offset `o` now lives at `o + delta` (past the ELF header).
+  auto moved = [&](std::uint64_t o) { return o < kHeader ? o : o + delta; };
+  auto kept = [&](std::uint64_t o, std::uint64_t size) { return o + size <= end; };
+
+  const auto *eh = at<ElfW(Ehdr)>(bytes, 0);
+  const auto *ph = at<ElfW(Phdr)>(bytes, eh->e_phoff, eh->e_phnum);
+  std::vector<const ElfW(Phdr) *> loads;
+  for (unsigned i = 0; i < eh->e_phnum; ++i)
+    if (ph[i].p_type == PT_LOAD)
+      loads.push_back(&ph[i]);
+  auto *neh = at<ElfW(Ehdr)>(out, 0);
+  auto *nph = at<ElfW(Phdr)>(out, moved(eh->e_phoff), eh->e_phnum);
+  const ElfW(Shdr) *sh = eh->e_shoff ? at<ElfW(Shdr)>(bytes, eh->e_shoff, eh->e_shnum) : nullptr;
+  const unsigned shnum = sh ? eh->e_shnum : 0;
+
+  if (delta != 0) {
+    // Contents, found through the original section headers.
+    std::uint64_t pltgot = 0;
+    for (unsigned i = 1; i < shnum; ++i) {
+      const ElfW(Shdr) &s = sh[i];
+      if (!kept(s.sh_offset, s.sh_size))
+        continue;
+      const std::uint64_t at_out = moved(s.sh_offset);
+      if (s.sh_type == SHT_DYNAMIC) {
+        auto *d = at<ElfW(Dyn)>(out, at_out, s.sh_size / sizeof(ElfW(Dyn)));
+        for (std::uint64_t k = 0; k < s.sh_size / sizeof(ElfW(Dyn)); ++k) {
+          if (d[k].d_tag == DT_PLTGOT)
+            pltgot = d[k].d_un.d_ptr;
+          if (is_address_tag(d[k].d_tag) && d[k].d_un.d_ptr != 0)
+            d[k].d_un.d_ptr += delta;
+        }
+      } else if (s.sh_type == SHT_DYNSYM || s.sh_type == SHT_SYMTAB) {
+        auto *sym = at<ElfW(Sym)>(out, at_out, s.sh_size / sizeof(ElfW(Sym)));
+        for (std::uint64_t k = 0; k < s.sh_size / sizeof(ElfW(Sym)); ++k)
+          if (sym[k].st_shndx != SHN_UNDEF && sym[k].st_shndx < SHN_LORESERVE &&
+              ELF64_ST_TYPE(sym[k].st_info) != STT_TLS)
+            sym[k].st_value += delta;
+      } else if (s.sh_type == SHT_RELA && (s.sh_flags & SHF_ALLOC)) {
+        auto *r = at<ElfW(Rela)>(out, at_out, s.sh_size / sizeof(ElfW(Rela)));
+        for (std::uint64_t k = 0; k < s.sh_size / sizeof(ElfW(Rela)); ++k) {
+          const RelocKind kind = reloc_kind(static_cast<std::uint32_t>(ELF64_R_TYPE(r[k].r_info)));
+          if (kind == RelocKind::Relative)
+            r[k].r_addend += static_cast<ElfW(Sxword)>(delta);
+          if (kind == RelocKind::Slot) // lazy binding adds the load base to the link-time value
+            *at<ElfW(Addr)>(out, moved(file_offset(loads, r[k].r_offset))) += delta;
+          r[k].r_offset += delta;
+        }
+      }
+    }
+    if (pltgot != 0) { // GOT[0] holds the link-time address of _DYNAMIC
+      ElfW(Addr) *got0 = at<ElfW(Addr)>(out, moved(file_offset(loads, pltgot)));
+      if (*got0 != 0)
+        *got0 += delta;
+    }
+    // Then the headers: the first segment still starts with the ELF header at address 0
+    // and grows; everything after the ELF header moves by delta in the file and in memory.
+    for (unsigned i = 0; i < eh->e_phnum; ++i) {
+      ElfW(Phdr) &p = nph[i];
+      if (p.p_type == PT_LOAD && p.p_offset == 0) {
+        p.p_filesz += delta;
+        p.p_memsz += delta;
+      } else if (p.p_offset >= kHeader) {
+        p.p_offset += delta;
+        p.p_vaddr += delta;
+        p.p_paddr += delta;
+      }
+    }
+    neh->e_phoff += delta;
+    if (neh->e_entry != 0)
+      neh->e_entry += delta;
+  }
+  if (loadable_only || shnum == 0) {
+    neh->e_shoff = 0;
+    neh->e_shnum = 0;
+    neh->e_shstrndx = SHN_UNDEF;
+  } else {
+    neh->e_shoff += delta;
+    auto *nsh = at<ElfW(Shdr)>(out, neh->e_shoff, shnum);
+    for (unsigned i = 1; i < shnum; ++i) {
+      if (nsh[i].sh_offset >= kHeader)
+        nsh[i].sh_offset += delta;
+      if (nsh[i].sh_flags & SHF_ALLOC)
+        nsh[i].sh_addr += delta;
+    }
+  }
+}
+
+void check_slide(const std::vector<unsigned char> &bytes, std::uint64_t delta) {
+  if (delta == 0)
+    return;
   Layout l;
   std::string why_not;
   if (!read_layout(bytes, l, why_not) || delta % kLine != 0 || delta >= kPage ||
       !keeps_pages_apart(l, delta))
     throw Error("cannot slide module copy by " + std::to_string(delta) + " bytes" +
                 (why_not.empty() ? std::string() : ": " + why_not));
-  std::vector<unsigned char> in = bytes; // edited at the original offsets, then the gap goes in
-  auto *eh = at<ElfW(Ehdr)>(in, 0);
-  auto *ph = at<ElfW(Phdr)>(in, eh->e_phoff, eh->e_phnum);
-  auto *sh = at<ElfW(Shdr)>(in, eh->e_shoff, eh->e_shnum);
-  std::vector<const ElfW(Phdr) *> loads;
-  for (unsigned i = 0; i < eh->e_phnum; ++i)
-    if (ph[i].p_type == PT_LOAD)
-      loads.push_back(&ph[i]);
+}
 
-  // Contents first, located through the original (unslid) layout.
-  std::uint64_t pltgot = 0;
-  for (unsigned i = 1; i < eh->e_shnum; ++i) {
-    const ElfW(Shdr) &s = sh[i];
-    if (s.sh_type == SHT_DYNAMIC) {
-      auto *d = at<ElfW(Dyn)>(in, s.sh_offset, s.sh_size / sizeof(ElfW(Dyn)));
-      for (std::uint64_t k = 0; k < s.sh_size / sizeof(ElfW(Dyn)); ++k) {
-        if (d[k].d_tag == DT_PLTGOT)
-          pltgot = d[k].d_un.d_ptr;
-        if (is_address_tag(d[k].d_tag) && d[k].d_un.d_ptr != 0)
-          d[k].d_un.d_ptr += delta;
-      }
-    } else if (s.sh_type == SHT_DYNSYM || s.sh_type == SHT_SYMTAB) {
-      auto *sym = at<ElfW(Sym)>(in, s.sh_offset, s.sh_size / sizeof(ElfW(Sym)));
-      for (std::uint64_t k = 0; k < s.sh_size / sizeof(ElfW(Sym)); ++k)
-        if (sym[k].st_shndx != SHN_UNDEF && sym[k].st_shndx < SHN_LORESERVE &&
-            ELF64_ST_TYPE(sym[k].st_info) != STT_TLS)
-          sym[k].st_value += delta;
-    } else if (s.sh_type == SHT_RELA && (s.sh_flags & SHF_ALLOC)) {
-      auto *r = at<ElfW(Rela)>(in, s.sh_offset, s.sh_size / sizeof(ElfW(Rela)));
-      for (std::uint64_t k = 0; k < s.sh_size / sizeof(ElfW(Rela)); ++k) {
-        const RelocKind kind = reloc_kind(static_cast<std::uint32_t>(ELF64_R_TYPE(r[k].r_info)));
-        if (kind == RelocKind::Relative)
-          r[k].r_addend += static_cast<ElfW(Sxword)>(delta);
-        if (kind == RelocKind::Slot) // lazy binding adds the load base to the link-time value
-          *at<ElfW(Addr)>(in, file_offset(loads, r[k].r_offset)) += delta;
-        r[k].r_offset += delta;
-      }
-    }
-  }
-  if (pltgot != 0) { // GOT[0] holds the link-time address of _DYNAMIC
-    ElfW(Addr) *got0 = at<ElfW(Addr)>(in, file_offset(loads, pltgot));
-    if (*got0 != 0)
-      *got0 += delta;
-  }
+} // namespace
 
-  // Then the headers: everything after the ELF header moves by delta in the file and in
-  // memory; the first segment still starts with the ELF header at address 0 and grows.
-  for (unsigned i = 1; i < eh->e_shnum; ++i) {
-    if (sh[i].sh_offset >= sizeof(ElfW(Ehdr)))
-      sh[i].sh_offset += delta;
-    if (sh[i].sh_flags & SHF_ALLOC)
-      sh[i].sh_addr += delta;
-  }
-  for (unsigned i = 0; i < eh->e_phnum; ++i) {
-    ElfW(Phdr) &p = ph[i];
-    if (p.p_type == PT_LOAD && p.p_offset == 0) {
-      p.p_filesz += delta;
-      p.p_memsz += delta;
-    } else if (p.p_offset >= sizeof(ElfW(Ehdr))) {
-      p.p_offset += delta;
-      p.p_vaddr += delta;
-      p.p_paddr += delta;
-    }
-  }
-  eh->e_phoff += delta;
-  eh->e_shoff += delta;
-  if (eh->e_entry != 0)
-    eh->e_entry += delta;
-
+std::vector<unsigned char> slide_image(const std::vector<unsigned char> &bytes,
+                                       std::uint64_t delta) {
+  check_slide(bytes, delta);
   std::vector<unsigned char> out;
-  out.reserve(in.size() + delta);
-  out.insert(out.end(), in.begin(), in.begin() + sizeof(ElfW(Ehdr)));
-  out.insert(out.end(), delta, 0);
-  out.insert(out.end(), in.begin() + sizeof(ElfW(Ehdr)), in.end());
+  build(bytes, delta, false, out);
   return out;
+}
+
+void copy_image(const std::vector<unsigned char> &bytes, std::uint64_t delta,
+                std::vector<unsigned char> &out) {
+  check_slide(bytes, delta);
+  build(bytes, delta, true, out);
 }
 
 } // namespace pnmpi

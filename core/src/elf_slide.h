@@ -26,4 +26,11 @@ std::vector<std::uint64_t> slide_amounts(const std::vector<unsigned char> &bytes
 std::vector<unsigned char> slide_image(const std::vector<unsigned char> &bytes,
                                        std::uint64_t delta);
 
+/// Writes into `out` (reusing its storage) what a copy of `bytes` slid by `delta` needs on
+/// disk: the slid image cut after its last loadable segment, without section headers, which
+/// nothing reads at run time (a build with debug information is often three times larger
+/// than what loads). `delta` 0 copies without sliding.
+void copy_image(const std::vector<unsigned char> &bytes, std::uint64_t delta,
+                std::vector<unsigned char> &out);
+
 } // namespace pnmpi

@@ -212,7 +212,8 @@ LoadedModule load_module_copy(ModuleFile &file, const ModuleSpec &module, const 
       slide = file.slides[static_cast<std::size_t>(file.loaded - 1) % file.slides.size()];
     const std::string path =
         copies.path(context) + "/" + std::to_string(layer) + "-" + base_name(file.path);
-    write_copy(path, slide ? slide_image(file.bytes, slide) : file.bytes, context);
+    copy_image(file.bytes, slide, copies.buffer());
+    write_copy(path, copies.buffer(), context);
     handle = ::dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL);
     ::unlink(path.c_str());
   }

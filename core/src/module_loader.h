@@ -55,9 +55,12 @@ public:
   CopyDirectory &operator=(const CopyDirectory &) = delete;
   /// The directory, made on first use in /dev/shm (memory), else $TMPDIR, else /tmp.
   const std::string &path(const std::string &context);
+  /// Storage for building one copy's bytes, reused from copy to copy.
+  std::vector<unsigned char> &buffer() { return m_buffer; }
 
 private:
   std::string m_path;
+  std::vector<unsigned char> m_buffer;
 };
 
 /// Loads one more independent copy of `file` as layer `layer`: the first straight from its

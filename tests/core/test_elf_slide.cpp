@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <dlfcn.h>
 #include <elf.h>
 #include <fstream>
@@ -50,7 +51,12 @@ TEST(ElfSlide, SlidCopiesLoadRunAndMoveEverySymbolByTheSlide) {
     EXPECT_EQ(delta % 64, 0u);
     const std::vector<unsigned char> slid = slide_image(original, delta);
     EXPECT_EQ(slid.size(), original.size() + delta);
-    const std::string path = write_file("slid-" + std::to_string(delta) + ".so", slid);
+    std::vector<unsigned char> copy;
+    copy_image(original, delta, copy);
+    EXPECT_LT(copy.size(), slid.size()) << "no section headers, no symtab";
+    EXPECT_TRUE(std::equal(copy.begin() + 64, copy.end(), slid.begin() + 64))
+        << "the copy is the slid image's loadable part";
+    const std::string path = write_file("slid-" + std::to_string(delta) + ".so", copy);
     void *h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     ASSERT_NE(h, nullptr) << delta << ": " << dlerror();
     auto check = reinterpret_cast<int (*)()>(dlsym(h, "slide_fixture_check"));
