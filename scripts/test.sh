@@ -54,10 +54,12 @@ for mpi in openmpi mpich; do
 done
 
 echo "== unit tests under AddressSanitizer and UBSan"
+# verify_asan_link_order=0: pnmpi-run's tests preload the instrumented libpnmpi into plain
+# programs, which ASan would otherwise refuse before main.
 cmake -S . -B build-asan -DMPI_C_COMPILER=mpicc.openmpi -DCMAKE_BUILD_TYPE=Debug \
   -DPNMPI_SANITIZE=address,undefined -DPNMPI_BUILD_BENCH=OFF >/dev/null
-cmake --build build-asan -j"${jobs}" --target test_core test_patcher
-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+cmake --build build-asan -j"${jobs}" --target test_core test_patcher test_api_unit test_monitor_unit
+ASAN_OPTIONS=detect_leaks=1:verify_asan_link_order=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   run_ctest --test-dir build-asan -L unit -E '^stubgen' -j"${jobs}"
 
 if [ -f tests/patcher/run_fuzz.sh ]; then
