@@ -234,19 +234,6 @@ void gather(Report &r, const Options &o) {
   }
 }
 
-bool receives_pcontrol(const Config &c, const ModuleSpec &m) {
-  switch (c.pcontrol.mode) {
-  case PcontrolPolicy::Mode::Off:
-    return false;
-  case PcontrolPolicy::Mode::On:
-    return true;
-  case PcontrolPolicy::Mode::Int:
-  case PcontrolPolicy::Mode::Typed:
-    break;
-  }
-  return m.pcontrol;
-}
-
 /// `tag[0] -> delay[1] -> MPI` for routine `id` in stack `stack`.
 std::string chain_text(const Report &r, int stack, unsigned id) {
   std::string line;

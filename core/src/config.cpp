@@ -312,4 +312,17 @@ std::optional<std::string> find_config_file() {
   return std::nullopt;
 }
 
+bool receives_pcontrol(const Config &config, const ModuleSpec &module) {
+  switch (config.pcontrol.mode) {
+  case PcontrolPolicy::Mode::Off:
+    return false;
+  case PcontrolPolicy::Mode::On:
+    return true;
+  case PcontrolPolicy::Mode::Int:
+  case PcontrolPolicy::Mode::Typed:
+    break;
+  }
+  return module.pcontrol;
+}
+
 } // namespace pnmpi

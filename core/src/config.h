@@ -62,6 +62,10 @@ struct Config {
   int stack_index(std::string_view name) const;
 };
 
+/// Whether `module` receives MPI_Pcontrol under `config`'s globalpcontrol mode and its own
+/// `pcontrol` line: the one rule the core and pnmpi-info both apply.
+bool receives_pcontrol(const Config &config, const ModuleSpec &module);
+
 /// Parses configuration text. Throws pnmpi::Error with `PATH:LINE: message`, naming the
 /// offending token.
 Config parse_config(std::string_view text, const std::string &path);

@@ -113,7 +113,7 @@ void Core::load() {
 
   m_stacks = build_link_stacks(views, PNMPI_NUM_ROUTINES, static_cast<int>(m_config.stacks.size()),
                                m_bottom);
-  bind_call_sites(views, m_stacks, m_bottom, to_bottom_routines());
+  bind_call_sites(views, m_stacks.heads.size(), m_bottom, to_bottom_routines());
 
   // Publish the default stack to the stub last: from here on routed calls take effect.
   for (unsigned id = 0; id < PNMPI_NUM_ROUTINES; ++id) {
@@ -161,16 +161,7 @@ void Core::load() {
 }
 
 bool Core::pcontrol_receives(int layer) const {
-  switch (m_config.pcontrol.mode) {
-  case PcontrolPolicy::Mode::Off:
-    return false;
-  case PcontrolPolicy::Mode::On:
-    return true;
-  case PcontrolPolicy::Mode::Int:
-  case PcontrolPolicy::Mode::Typed:
-    break;
-  }
-  return m_layers[static_cast<std::size_t>(layer)].spec->pcontrol;
+  return receives_pcontrol(m_config, *m_layers[static_cast<std::size_t>(layer)].spec);
 }
 
 bool Core::call_layer_hook(std::size_t index, const char *name, bool with_handle) {

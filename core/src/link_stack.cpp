@@ -70,12 +70,12 @@ private:
 
 } // namespace
 
-void bind_call_sites(const std::vector<LayerView> &layers, const LinkStacks &stacks,
+void bind_call_sites(const std::vector<LayerView> &layers, std::size_t stack_count,
                      const std::vector<std::uintptr_t> &bottom,
                      const std::vector<bool> &to_bottom) {
   // Walk the layers from the last to the first, keeping for each stack the address a call
   // to each routine must reach from here: one pass, O(sites + wrappers).
-  std::vector<std::vector<std::uintptr_t>> next(stacks.heads.size(), bottom);
+  std::vector<std::vector<std::uintptr_t>> next(stack_count, bottom);
   for (int i = static_cast<int>(layers.size()) - 1; i >= 0; --i) {
     const LayerView &layer = layers[i];
     std::vector<std::uintptr_t> &reach = next[layer.stack];

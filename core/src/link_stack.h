@@ -41,7 +41,7 @@ LinkStacks build_link_stacks(const std::vector<LayerView> &layers, unsigned rout
 /// Writes into the loaded modules' relocated words (GOT and data); re-protects RELRO pages.
 /// After this a layer costs only its own wrapper: no table walk, no thread-local state.
 /// Throws pnmpi::Error if memory cannot be made writable.
-void bind_call_sites(const std::vector<LayerView> &layers, const LinkStacks &stacks,
+void bind_call_sites(const std::vector<LayerView> &layers, std::size_t stack_count,
                      const std::vector<std::uintptr_t> &bottom, const std::vector<bool> &to_bottom);
 
 } // namespace pnmpi

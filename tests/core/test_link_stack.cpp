@@ -66,7 +66,7 @@ TEST(LinkStack, BindingPointsEachCallSiteAtTheNextWrapperInItsStack) {
   // Wrapper values must point inside each fake module for a real loader; here they only
   // have to be distinct.
   const LinkStacks ls = build_link_stacks(layers, 3, 1, kBottom);
-  bind_call_sites(layers, ls, kBottom, {false, false, true});
+  bind_call_sites(layers, ls.heads.size(), kBottom, {false, false, true});
   EXPECT_EQ(slot(0, 0), base(2) + 10) << "layer 0 -> routine 0 -> layer 2";
   EXPECT_EQ(slot(0, 1), base(1) + 20) << "layer 0 -> routine 1 -> layer 1";
   EXPECT_EQ(slot(0, 2), 1002u) << "to-bottom routine goes straight down";
@@ -83,7 +83,7 @@ TEST(LinkStack, AddendIsAddedWhereTheRelocationSaysSo) {
   img.sites.push_back({0, 8, 0, 5, false});
   const std::vector<LayerView> layers{{0, reinterpret_cast<std::uintptr_t>(mem), &img}};
   const LinkStacks ls = build_link_stacks(layers, 3, 1, kBottom);
-  bind_call_sites(layers, ls, kBottom, {false, false, false});
+  bind_call_sites(layers, ls.heads.size(), kBottom, {false, false, false});
   std::uintptr_t v0, v1;
   std::memcpy(&v0, mem, 8);
   std::memcpy(&v1, mem + 8, 8);
