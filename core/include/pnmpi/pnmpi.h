@@ -289,7 +289,8 @@ typedef enum pnmpi_origin {
  * __builtin_return_address(0) from inside the wrapper (see PNMPI_CALL_ORIGIN). When the
  * origin is a module, `*module` (if not NULL) receives its handle. A wrapper that forwards
  * with a tail call passes its caller on: the next layer sees the call as coming from where
- * it entered the wrapper. Cost: a binary search over the loaded layers. */
+ * it entered the wrapper; one that forwards with an ordinary call (to time it, say) is
+ * itself the origin of what it forwards. Cost: a binary search over the loaded layers. */
 PNMPI_EXPORT pnmpi_origin_t pnmpi_call_origin(const void *return_address,
                                               PNMPI_modHandle_t *module);
 
