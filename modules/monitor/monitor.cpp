@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <unordered_map>
 
+#include "output_format.h"
 #include "sessions.h"
 
 namespace pnmpi::monitor {
@@ -29,6 +30,18 @@ std::atomic<CommInfo *> g_recent_comms[kRecentSlots];
 void report_error(const std::string &message) noexcept {
   std::fprintf(stderr, "pnmpi: module 'monitor': %s\n", message.c_str());
   std::fflush(stderr);
+}
+
+bool write_or_report(const std::string &path, const std::string &text) noexcept {
+  try {
+    std::string error;
+    if (write_file_atomically(path, text, error))
+      return true;
+    report_error(error);
+  } catch (...) {
+    report_error("out of memory while writing " + path);
+  }
+  return false;
 }
 
 namespace {

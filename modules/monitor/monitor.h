@@ -360,5 +360,7 @@ void write_outputs() noexcept;
 std::string comm_name(MPI_Comm comm);
 /// Prints `pnmpi: module 'monitor': <message>` on stderr.
 void report_error(const std::string &message) noexcept;
+/// Writes `text` to `path` atomically; on failure reports why and returns false.
+bool write_or_report(const std::string &path, const std::string &text) noexcept;
 
 } // namespace pnmpi::monitor

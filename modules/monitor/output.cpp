@@ -122,9 +122,7 @@ void write_per_rank(const Local &l) {
     text += prof_comm_block(stats_name(s, i), procs, me, counts, bytes);
   }
   const std::string path = g.options.output + "." + std::to_string(me) + ".prof";
-  std::string error;
-  if (!write_file_atomically(path, text, error))
-    report_error(error);
+  write_or_report(path, text);
 }
 
 // ---- gathered matrices --------------------------------------------------------------------

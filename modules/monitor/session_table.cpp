@@ -39,13 +39,19 @@ int SessionTable::init() {
   return MPI_SUCCESS;
 }
 
+bool SessionTable::any_active() const {
+  for (const auto &[id, s] : m_sessions)
+    if (s.active)
+      return true;
+  return false;
+}
+
 int SessionTable::finalize() {
   std::lock_guard<std::mutex> guard(m_lock);
   if (!m_initialized)
     return MPI_M_MISSING_INIT;
-  for (const auto &[id, s] : m_sessions)
-    if (s.active)
-      return MPI_M_SESSION_STILL_ACTIVE;
+  if (any_active())
+    return MPI_M_SESSION_STILL_ACTIVE;
   m_sessions.clear();
   m_initialized = false;
   return MPI_SUCCESS;
@@ -142,9 +148,8 @@ int SessionTable::reset(int msid) {
   if (const int rc = check(msid); rc != MPI_SUCCESS)
     return rc;
   if (msid == MPI_M_ALL_MSID) {
-    for (const auto &[id, s] : m_sessions)
-      if (s.active)
-        return MPI_M_SESSION_STILL_ACTIVE;
+    if (any_active())
+      return MPI_M_SESSION_STILL_ACTIVE;
     for (auto &[id, s] : m_sessions)
       std::fill(s.acc.begin(), s.acc.end(), 0);
     return MPI_SUCCESS;
@@ -161,9 +166,8 @@ int SessionTable::free_session(int msid) {
   if (const int rc = check(msid); rc != MPI_SUCCESS)
     return rc;
   if (msid == MPI_M_ALL_MSID) {
-    for (const auto &[id, s] : m_sessions)
-      if (s.active)
-        return MPI_M_SESSION_STILL_ACTIVE;
+    if (any_active())
+      return MPI_M_SESSION_STILL_ACTIVE;
     m_sessions.clear();
     return MPI_SUCCESS;
   }

@@ -73,6 +73,8 @@ private:
     std::vector<std::uint64_t> acc;  ///< accumulated while active
   };
   int check(int msid) const;
+  /// Whether a session is still recording (the caller holds m_lock).
+  bool any_active() const;
   void do_suspend(Session &s);
   void do_resume(Session &s);
 

@@ -232,11 +232,8 @@ int api_flush(int msid, const char *filename, int flags) {
       }
     }
     const std::string path = std::string(filename) + "." + std::to_string(v.rank) + ".prof";
-    std::string error;
-    if (!write_file_atomically(path, text, error)) {
-      report_error(error);
+    if (!write_or_report(path, text))
       return MPI_M_INTERNAL_FAIL;
-    }
   } catch (...) {
     return MPI_M_INTERNAL_FAIL;
   }
@@ -270,11 +267,8 @@ int api_rootflush(int msid, int root, const char *filename, int flags) {
       }
       const std::string path = std::string(filename) + (part ? "_sizes." : "_counts.") +
                                std::to_string(g.world_rank) + ".prof";
-      std::string error;
-      if (!write_file_atomically(path, text, error)) {
-        report_error(error);
+      if (!write_or_report(path, text))
         return MPI_M_INTERNAL_FAIL;
-      }
     }
   } catch (...) {
     return MPI_M_INTERNAL_FAIL;
