@@ -29,11 +29,12 @@ echo "== converting a third-party binary tool: Open MPI's libompitrace.so"
 conf="${build}/demo.pnmpi-conf"
 mkdir -p "${build}/demo-monitor"
 cat >"${conf}" <<CONF
-# The monitor counts who sent what to whom; the tracer below it prints every call; the
-# delay layer at the bottom holds each send for 2 ms.
+# The tracer prints every call and forwards it; the monitor below it counts who sent what
+# to whom, and still files the traffic as the application's; the delay layer at the bottom
+# holds each send for 2 ms.
+module ompitrace
 module monitor
 argument output ${build}/demo-monitor/ring
-module ompitrace
 module delay
 argument delay-us 2000
 CONF
@@ -61,7 +62,8 @@ PNMPI_CONF="${conf}" PNMPI_LIB_PATH="${repo}:${build}/lib/pnmpi/modules" PNMPI_D
   mpirun.openmpi -np 1 "${build}/examples/ring" 1 2>&1 |
   grep -E '^pnmpi\[debug\]: (MPI_(Send|Recv|Allreduce|Init|Finalize):|layer )' || true
 echo
-echo "The trace lines come from the converted tracer, once per call (the monitor's report at"
-echo "finalize passes through it too); the monitor's summary"
-echo "and files describe the same traffic; the ring takes 2 ms longer per send because of the"
-echo "delay layer; the program's result is unchanged."
+echo "The trace lines come from the converted tracer, once per call. It forwards each call"
+echo "with an ordinary call, yet the monitor below it files the ring's traffic as the"
+echo "application's and none as the modules' above it. The monitor's summary and files"
+echo "describe the same traffic; the ring takes 2 ms longer per send because of the delay"
+echo "layer; the program's result is unchanged."

@@ -4,16 +4,25 @@
 
 Each stub tests one bit and then tail-calls either the first module wrapping X or
 PMPI_X: no frame of its own stays on the stack, so a tool's call-site attribution is
-unchanged when no module wraps X, and both paths cost a jump.
+unchanged when no module wraps X, and both paths cost a jump. On the wrapped path it first
+notes X as the routine the application entered through (pnmpi_note_entry, one store), which
+is how a module tells the application's calls from those of the modules above it. Routines
+with `before` work (loading, finalizing) note the entry before that work, on both paths, so
+that the modules' hooks run under it.
 """
 
 import emit_common as c
 
 
 def emit_routine(routine):
-    body = ["  %s();" % f for f in routine.before]
-    wrapped = c.returning_call(routine, c.cast_call(routine, "pnmpi_head[%s]" % routine.id_name),
-                               routine.arg_names(), "    ")
+    note = "pnmpi_note_entry(%s);" % routine.id_name
+    body, wrapped = [], []
+    if routine.before:
+        body = ["  " + note] + ["  %s();" % f for f in routine.before]
+    else:
+        wrapped = ["    " + note]
+    wrapped += c.returning_call(routine, c.cast_call(routine, "pnmpi_head[%s]" % routine.id_name),
+                                routine.arg_names(), "    ")
     body.append("  if (pnmpi_routine_wrapped(%s))%s" % (routine.id_name,
                                                           " {" if len(wrapped) > 1 else ""))
     body += wrapped

@@ -19,6 +19,7 @@
 extern "C" {
 PNMPI_INTERNAL uint64_t pnmpi_mask[PNMPI_MASK_WORDS];
 PNMPI_INTERNAL pnmpi_fn_any pnmpi_head[PNMPI_NUM_ROUTINES];
+__thread int pnmpi_entry_id = -1;
 }
 
 namespace pnmpi {
@@ -56,6 +57,11 @@ Core &Core::instance() {
   return core;
 }
 
+const RoutineIndex &Core::routines() {
+  static const RoutineIndex index(pnmpi_routine_names, PNMPI_NUM_ROUTINES);
+  return index;
+}
+
 void Core::load() {
   const auto start = std::chrono::steady_clock::now();
   m_bottom.resize(PNMPI_NUM_ROUTINES);
@@ -74,7 +80,7 @@ void Core::load() {
   debug(1, "configuration " + *path + ": " + std::to_string(m_config.modules.size()) +
                " module line(s)");
 
-  const RoutineIndex routines(pnmpi_routine_names, PNMPI_NUM_ROUTINES);
+  const RoutineIndex &routines = Core::routines();
   m_search_path = effective_module_search_path(own_library_directory());
   const std::vector<std::string> &search_path = m_search_path;
   if (debug_level() >= 2) {

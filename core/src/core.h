@@ -39,6 +39,9 @@ public:
   /// The layer whose code contains `address`, or -1.
   int layer_at(const void *address) const;
 
+  /// This build's routine names and ids (pnmpi_routine_names), indexed once.
+  static const RoutineIndex &routines();
+
   bool loaded() const { return m_loaded; }
   const Config &config() const { return m_config; }
   const std::vector<Layer> &layers() const { return m_layers; }

@@ -6,8 +6,8 @@
  *
  * Invariant: every table here is written once, by pnmpi_core_load() inside the first
  * MPI_Init/MPI_Init_thread/MPI_Session_init/MPI_T_init_thread, before any routed call can
- * read it, and is read-only afterwards. The per-call path therefore takes no lock and
- * touches no thread-local state. */
+ * read it, and is read-only afterwards. The per-call path therefore takes no lock. Its one
+ * thread-local write is pnmpi_note_entry(), on wrapped routines only. */
 #ifndef PNMPI_DISPATCH_H
 #define PNMPI_DISPATCH_H
 
@@ -51,6 +51,13 @@ static inline void pnmpi_bit_set(uint64_t *words, unsigned bit) {
 /** The stub's fast-path test. */
 static inline int pnmpi_routine_wrapped(unsigned id) {
   return __builtin_expect(pnmpi_bit_test(pnmpi_mask, id), 0);
+}
+
+/** Notes that the application entered the chain through routine `id` on this thread (see
+ * pnmpi_entry_id in pnmpi.h): one store to initial-exec TLS, made by the stub before the
+ * first layer runs, and only when a module wraps the routine. */
+static inline void pnmpi_note_entry(unsigned id) {
+  pnmpi_entry_id = (int)id;
 }
 
 /** Reads the configuration and loads every module, once; later calls return at once.

@@ -41,6 +41,7 @@ static void read_argument(int level, va_list *ap, pnmpi_pcontrol_arg *arg) {
 PNMPI_API int MPI_Pcontrol(const int level, ...) {
   int rc = MPI_SUCCESS;
   if (pnmpi_routine_wrapped(PNMPI_ID_MPI_Pcontrol)) {
+    pnmpi_note_entry(PNMPI_ID_MPI_Pcontrol);
     pnmpi_pcontrol_arg arg;
     va_list ap;
     va_start(ap, level);

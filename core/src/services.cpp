@@ -456,6 +456,10 @@ int pnmpi_stack_count(void) {
   return static_cast<int>(Core::instance().config().stacks.size());
 }
 
+int pnmpi_routine_id(const char *mpi_name) {
+  return mpi_name == nullptr ? -1 : Core::routines().find(mpi_name);
+}
+
 pnmpi_origin_t pnmpi_call_origin(const void *return_address, PNMPI_modHandle_t *module) {
   const int layer = Core::instance().layer_at(return_address);
   if (layer < 0)

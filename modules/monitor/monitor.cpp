@@ -21,7 +21,6 @@
 namespace pnmpi::monitor {
 
 State g;
-std::atomic<std::uintptr_t> g_app_callers[kCallerCacheSlots];
 TypeSlot g_types[kTypeSlots];
 std::atomic<std::size_t> g_plans{0};
 std::atomic<Peer *> g_recent_peers[kRecentSlots];
@@ -56,11 +55,9 @@ void report_out_of_memory() noexcept {
 
 // ---- origin -------------------------------------------------------------------------------
 
-unsigned origin_slow(std::uintptr_t a) noexcept {
-  if (pnmpi_call_origin(reinterpret_cast<const void *>(a), nullptr) == PNMPI_ORIGIN_MODULE)
-    return kTool;
-  g_app_callers[(a ^ (a >> 9)) & (kCallerCacheSlots - 1)].store(a, std::memory_order_relaxed);
-  return kApp;
+void RoutineId::resolve_all() noexcept {
+  for (RoutineId *r = s_first; r != nullptr; r = r->m_next)
+    r->m_id = pnmpi_routine_id(r->m_name);
 }
 
 // ---- datatypes ----------------------------------------------------------------------------
@@ -438,7 +435,7 @@ void remember_request(MPI_Request request, Plan &&plan) noexcept {
   }
 }
 
-void start_requests(const void *return_address, int count, const MPI_Request *reqs) noexcept {
+void start_requests(const RoutineId &routine, int count, const MPI_Request *reqs) noexcept {
   if (count <= 0 || reqs == nullptr)
     return;
   const unsigned bits = g.record.load(std::memory_order_acquire);
@@ -455,7 +452,7 @@ void start_requests(const void *return_address, int count, const MPI_Request *re
     if (!(bits & (plan.kind == kP2P ? kRecordP2P : kRecordColl)))
       continue;
     if (origin == kKinds)
-      origin = origin_of(return_address);
+      origin = origin_of(routine);
     apply(plan, origin);
   }
 }
@@ -513,6 +510,7 @@ PNMPI_EXPORT void PNMPI_RegistrationPoint(void) {
     report_error(error);
     _exit(1);
   }
+  RoutineId::resolve_all();
   register_sessions_service();
 }
 

@@ -22,6 +22,7 @@
 #define MPICH_SKIP_MPICXX 1
 #endif
 #include <mpi.h>
+#include <pnmpi/pnmpi.h>
 
 #include <atomic>
 #include <cstdint>
@@ -38,8 +39,8 @@
 
 namespace pnmpi::monitor {
 
-/// Who issued a call: the application (also when it passed through tools above that
-/// forwarded it with a tail call) or a module above the monitor (its own traffic).
+/// Who issued a call: the application (also when tools above forwarded it, however they
+/// forward) or a module above the monitor (its own traffic), see origin_of().
 enum Origin : unsigned { kApp = 0, kTool = 1 };
 constexpr unsigned kOrigins = 2;
 
@@ -117,18 +118,41 @@ template <class H> inline std::uintptr_t handle_key(H h) noexcept {
 
 // ---- origin -------------------------------------------------------------------------------
 
-/// Return addresses known to be in the application (not in a module): a direct-mapped cache
-/// in front of pnmpi_call_origin(), whose binary search would cost more than the rest of
-/// the hot path. A slot holds one address; a collision only costs the slow path.
-constexpr unsigned kCallerCacheSlots = 256;
-extern std::atomic<std::uintptr_t> g_app_callers[kCallerCacheSlots];
-__attribute__((cold)) unsigned origin_slow(std::uintptr_t return_address) noexcept;
+/// One wrapped routine's pnmpi id: one object per wrapper at namespace scope (MONITOR_ROUTINE),
+/// looked up by name once, in PNMPI_RegistrationPoint (resolve_all()).
+class RoutineId {
+public:
+  /// Runs while the module is loaded (static initialization, under the loader's lock).
+  explicit RoutineId(const char *mpi_name) noexcept : m_name(mpi_name), m_next(s_first) {
+    s_first = this;
+  }
+  RoutineId(const RoutineId &) = delete;
+  RoutineId &operator=(const RoutineId &) = delete;
 
-inline unsigned origin_of(const void *return_address) noexcept {
-  const auto a = reinterpret_cast<std::uintptr_t>(return_address);
-  if (g_app_callers[(a ^ (a >> 9)) & (kCallerCacheSlots - 1)].load(std::memory_order_relaxed) == a)
-    return kApp;
-  return origin_slow(a);
+  int value() const noexcept { return m_id; }
+  /// Looks every id up with pnmpi_routine_id(). A routine this pnmpi build does not have
+  /// keeps -1: no call of it ever reaches its wrapper.
+  static void resolve_all() noexcept;
+
+private:
+  const char *m_name;
+  RoutineId *m_next;
+  int m_id = -1;
+  static inline RoutineId *s_first = nullptr;
+};
+
+/// Defines the id object of routine MPI_<NAME> as `id_<NAME>`.
+#define MONITOR_ROUTINE(NAME)                                                                      \
+  namespace {                                                                                      \
+  ::pnmpi::monitor::RoutineId id_##NAME{"MPI_" #NAME};                                             \
+  }
+
+/// The origin of a call that reached the wrapper of `routine`: the application when the
+/// application entered the chain through this same routine (the stub notes it), so also
+/// when tools above forwarded it with ordinary calls; a module above otherwise (its report
+/// inside its MPI_Finalize wrapper, say). One thread-local load and a compare.
+inline unsigned origin_of(const RoutineId &routine) noexcept {
+  return pnmpi_entry_origin(routine.value()) == PNMPI_ORIGIN_APPLICATION ? kApp : kTool;
 }
 
 // ---- counters -----------------------------------------------------------------------------
@@ -265,7 +289,7 @@ inline std::uint64_t count_of(const Peer &p, unsigned origin, unsigned kind) noe
 /// first contact, a derived datatype, a module's call) it has changed nothing and on_send()
 /// does the whole work.
 template <class Count>
-__attribute__((always_inline)) inline void on_send(const void *return_address, Count count,
+__attribute__((always_inline)) inline void on_send(const RoutineId &routine, Count count,
                                                    MPI_Datatype type, int dest,
                                                    MPI_Comm comm) noexcept {
   if (!recording(kRecordP2P) || dest == MPI_PROC_NULL)
@@ -273,13 +297,13 @@ __attribute__((always_inline)) inline void on_send(const void *return_address, C
   CommInfo *ci = comm_info(comm);
   if (ci == nullptr || dest < 0 || dest >= ci->peers.size())
     return;
-  record_to(origin_of(return_address), kP2P, ci->peers.world(dest), volume(count, type));
+  record_to(origin_of(routine), kP2P, ci->peers.world(dest), volume(count, type));
 }
 
 /// True when the send is recorded (or is nothing to record); false: nothing was changed and
 /// on_send() must do the whole work.
 template <class Count>
-__attribute__((always_inline)) inline bool send_fast(const void *return_address, Count count,
+__attribute__((always_inline)) inline bool send_fast(const RoutineId &routine, Count count,
                                                      MPI_Datatype type, int dest,
                                                      MPI_Comm comm) noexcept {
   if (!recording(kRecordP2P) || dest == MPI_PROC_NULL)
@@ -290,8 +314,7 @@ __attribute__((always_inline)) inline bool send_fast(const void *return_address,
     return false;
   if (dest < 0 || dest >= ci->peers.size())
     return true;
-  const auto a = reinterpret_cast<std::uintptr_t>(return_address);
-  if (g_app_callers[(a ^ (a >> 9)) & (kCallerCacheSlots - 1)].load(std::memory_order_relaxed) != a)
+  if (origin_of(routine) != kApp)
     return false;
   std::uint64_t size = 0;
   if (!cached_type_size(type, &size))
@@ -318,14 +341,14 @@ __attribute__((always_inline)) inline bool send_fast(const void *return_address,
 }
 
 /// A one-sided operation on `win` targeting `target`.
-inline void on_rma(const void *return_address, Kind kind, std::uint64_t bytes, int target,
+inline void on_rma(const RoutineId &routine, Kind kind, std::uint64_t bytes, int target,
                    MPI_Win win) noexcept {
   if (!recording(kRecordOsc) || target == MPI_PROC_NULL)
     return;
   CommInfo *wi = win_info(win);
   if (wi == nullptr || target < 0 || target >= wi->peers.size())
     return;
-  record_to(origin_of(return_address), kind, wi->peers.world(target), bytes);
+  record_to(origin_of(routine), kind, wi->peers.world(target), bytes);
 }
 
 // ---- persistent requests ------------------------------------------------------------------
@@ -342,7 +365,7 @@ struct Plan {
 /// Remembers a persistent request (after its *_init succeeded).
 void remember_request(MPI_Request request, Plan &&plan) noexcept;
 /// Records the MPI_Start of `count` requests that may be persistent sends or collectives.
-void start_requests(const void *return_address, int count, const MPI_Request *requests) noexcept;
+void start_requests(const RoutineId &routine, int count, const MPI_Request *requests) noexcept;
 /// Forgets a request being freed.
 void forget_request(MPI_Request request) noexcept;
 /// Nonzero once any persistent request has been remembered (MPI_Start skips lookups until).

@@ -281,8 +281,7 @@ void summarize(const Local &l) {
                 MPI_COMM_WORLD);
 
   const std::uint64_t memory = g_heap_bytes.load(std::memory_order_relaxed) + sessions_bytes();
-  const std::uint64_t fixed =
-      sizeof g_types + sizeof g_app_callers + sizeof g_recent_peers + sizeof g_recent_comms;
+  const std::uint64_t fixed = sizeof g_types + sizeof g_recent_peers + sizeof g_recent_comms;
   std::uint64_t mem_max[2] = {memory, l.rows.size()}, mem_sum = 0, mem_out[2] = {0, 0};
   PMPI_Reduce(mem_max, mem_out, 2, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
   PMPI_Reduce(&memory, &mem_sum, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);

@@ -16,8 +16,6 @@
 
 using namespace pnmpi::monitor;
 
-#define RETURN_ADDRESS __builtin_return_address(0)
-
 namespace {
 
 struct Now {
@@ -48,13 +46,13 @@ struct Planner {
 };
 
 template <class Describe>
-inline void record_now(const void *return_address, MPI_Comm comm, Describe &&describe) noexcept {
+inline void record_now(const RoutineId &routine, MPI_Comm comm, Describe &&describe) noexcept {
   if (!recording(kRecordColl))
     return;
   CommInfo *ci = comm_info(comm);
   if (ci == nullptr)
     return;
-  Now sink{ci, comm, origin_of(return_address)};
+  Now sink{ci, comm, origin_of(routine)};
   describe(*ci, sink);
 }
 
@@ -302,13 +300,15 @@ template <class S, class Block> void neighbors(CommInfo &ci, MPI_Comm comm, S &s
 // The argument lists and descriptions are function-like macros passed by name, so that
 // their commas survive the nested expansion.
 #define DEFINE_BLOCKING(NAME, CT, DT, PARAMS, ARGS, DESCRIBE)                                      \
+  MONITOR_ROUTINE(NAME)                                                                            \
   PNMPI_EXPORT int MPI_##NAME(PARAMS(CT, DT)) {                                                    \
-    record_now(RETURN_ADDRESS, comm, [&](CommInfo &ci, auto &s) { DESCRIBE(); });                  \
+    record_now(id_##NAME, comm, [&](CommInfo &ci, auto &s) { DESCRIBE(); });                       \
     return PMPI_##NAME(ARGS());                                                                    \
   }
 #define DEFINE_NONBLOCKING(NAME, CT, DT, PARAMS, ARGS, DESCRIBE)                                   \
+  MONITOR_ROUTINE(NAME)                                                                            \
   PNMPI_EXPORT int MPI_##NAME(PARAMS(CT, DT), MPI_Request *request) {                              \
-    record_now(RETURN_ADDRESS, comm, [&](CommInfo &ci, auto &s) { DESCRIBE(); });                  \
+    record_now(id_##NAME, comm, [&](CommInfo &ci, auto &s) { DESCRIBE(); });                       \
     return PMPI_##NAME(ARGS(), request);                                                           \
   }
 #define DEFINE_PERSISTENT(NAME, CT, DT, PARAMS, ARGS, DESCRIBE)                                    \

@@ -6,16 +6,14 @@
 // with a tail call. Persistent and partitioned sends are recorded at each MPI_Start.
 // Receives are not wrapped: the sender's side of every message is recorded by its sender.
 //
-// Each wrapper takes its own return address (not a helper's): that is how the origin
-// (application or a module above) is told, see origin_of().
+// Each wrapper passes its own routine's id: that is how the origin (application or a
+// module above) is told, see origin_of().
 
 #include <pnmpi/pnmpi.h>
 
 #include "monitor.h"
 
 using namespace pnmpi::monitor;
-
-#define RETURN_ADDRESS __builtin_return_address(0)
 
 namespace {
 
@@ -43,31 +41,31 @@ void plan_send(std::uint64_t partitions, Count count, MPI_Datatype type, int des
 #define SEND_ARGS buf, count, datatype, dest, tag, comm
 
 // Blocking and nonblocking sends: the fast path (caches only, no call) keeps the wrapper
-// frameless; on a miss the wrapper jumps to a twin with the same signature (a sibling call,
-// so the caller's return address stays where RETURN_ADDRESS reads it) that records the
-// whole way and makes the tail call itself. Sibling calls keep the origin right: this file
-// is always compiled with optimization (CMakeLists.txt).
+// frameless; on a miss the wrapper jumps to a twin with the same signature (a sibling call)
+// that records the whole way and makes the tail call itself.
 #define DEFINE_SEND(NAME, CT)                                                                      \
+  MONITOR_ROUTINE(NAME)                                                                            \
   namespace {                                                                                      \
   __attribute__((noinline, cold)) int NAME##_slow(SEND_PARAMS(CT)) {                               \
-    on_send(RETURN_ADDRESS, count, datatype, dest, comm);                                          \
+    on_send(id_##NAME, count, datatype, dest, comm);                                               \
     return PMPI_##NAME(SEND_ARGS);                                                                 \
   }                                                                                                \
   }                                                                                                \
   PNMPI_EXPORT int MPI_##NAME(SEND_PARAMS(CT)) {                                                   \
-    if (__builtin_expect(!send_fast(RETURN_ADDRESS, count, datatype, dest, comm), 0))              \
+    if (__builtin_expect(!send_fast(id_##NAME, count, datatype, dest, comm), 0))                   \
       return NAME##_slow(SEND_ARGS);                                                               \
     return PMPI_##NAME(SEND_ARGS);                                                                 \
   }
 #define DEFINE_ISEND(NAME, CT)                                                                     \
+  MONITOR_ROUTINE(NAME)                                                                            \
   namespace {                                                                                      \
   __attribute__((noinline, cold)) int NAME##_slow(SEND_PARAMS(CT), MPI_Request *request) {         \
-    on_send(RETURN_ADDRESS, count, datatype, dest, comm);                                          \
+    on_send(id_##NAME, count, datatype, dest, comm);                                               \
     return PMPI_##NAME(SEND_ARGS, request);                                                        \
   }                                                                                                \
   }                                                                                                \
   PNMPI_EXPORT int MPI_##NAME(SEND_PARAMS(CT), MPI_Request *request) {                             \
-    if (__builtin_expect(!send_fast(RETURN_ADDRESS, count, datatype, dest, comm), 0))              \
+    if (__builtin_expect(!send_fast(id_##NAME, count, datatype, dest, comm), 0))                   \
       return NAME##_slow(SEND_ARGS, request);                                                      \
     return PMPI_##NAME(SEND_ARGS, request);                                                        \
   }
@@ -90,26 +88,28 @@ void plan_send(std::uint64_t partitions, Count count, MPI_Datatype type, int des
 #define REPLACE_ARGS buf, count, datatype, dest, sendtag, source, recvtag, comm
 
 #define DEFINE_SENDRECV(NAME, CT, LAST, LAST_ARG)                                                  \
+  MONITOR_ROUTINE(NAME)                                                                            \
   namespace {                                                                                      \
   __attribute__((noinline, cold)) int NAME##_slow(SENDRECV_PARAMS(CT), LAST) {                     \
-    on_send(RETURN_ADDRESS, sendcount, sendtype, dest, comm);                                      \
+    on_send(id_##NAME, sendcount, sendtype, dest, comm);                                           \
     return PMPI_##NAME(SENDRECV_ARGS, LAST_ARG);                                                   \
   }                                                                                                \
   }                                                                                                \
   PNMPI_EXPORT int MPI_##NAME(SENDRECV_PARAMS(CT), LAST) {                                         \
-    if (__builtin_expect(!send_fast(RETURN_ADDRESS, sendcount, sendtype, dest, comm), 0))          \
+    if (__builtin_expect(!send_fast(id_##NAME, sendcount, sendtype, dest, comm), 0))               \
       return NAME##_slow(SENDRECV_ARGS, LAST_ARG);                                                 \
     return PMPI_##NAME(SENDRECV_ARGS, LAST_ARG);                                                   \
   }
 #define DEFINE_REPLACE(NAME, CT, LAST, LAST_ARG)                                                   \
+  MONITOR_ROUTINE(NAME)                                                                            \
   namespace {                                                                                      \
   __attribute__((noinline, cold)) int NAME##_slow(REPLACE_PARAMS(CT), LAST) {                      \
-    on_send(RETURN_ADDRESS, count, datatype, dest, comm);                                          \
+    on_send(id_##NAME, count, datatype, dest, comm);                                               \
     return PMPI_##NAME(REPLACE_ARGS, LAST_ARG);                                                    \
   }                                                                                                \
   }                                                                                                \
   PNMPI_EXPORT int MPI_##NAME(REPLACE_PARAMS(CT), LAST) {                                          \
-    if (__builtin_expect(!send_fast(RETURN_ADDRESS, count, datatype, dest, comm), 0))              \
+    if (__builtin_expect(!send_fast(id_##NAME, count, datatype, dest, comm), 0))                   \
       return NAME##_slow(REPLACE_ARGS, LAST_ARG);                                                  \
     return PMPI_##NAME(REPLACE_ARGS, LAST_ARG);                                                    \
   }
@@ -162,15 +162,17 @@ PNMPI_EXPORT int MPI_Psend_init(const void *buf, int partitions, MPI_Count count
 }
 #endif
 
+MONITOR_ROUTINE(Start)
 PNMPI_EXPORT int MPI_Start(MPI_Request *request) {
   if (g_plans.load(std::memory_order_relaxed) != 0 && request != nullptr)
-    start_requests(RETURN_ADDRESS, 1, request);
+    start_requests(id_Start, 1, request);
   return PMPI_Start(request);
 }
 
+MONITOR_ROUTINE(Startall)
 PNMPI_EXPORT int MPI_Startall(int count, MPI_Request array_of_requests[]) {
   if (g_plans.load(std::memory_order_relaxed) != 0)
-    start_requests(RETURN_ADDRESS, count, array_of_requests);
+    start_requests(id_Startall, count, array_of_requests);
   return PMPI_Startall(count, array_of_requests);
 }
 

@@ -70,10 +70,11 @@ TEST(Hooks, RunInPhaseAndConfigOrderWithTheirHandles) {
   const RunResult r = run_with(kTwoProbes, 1);
   ASSERT_EQ(r.exit_code, 0) << describe(r);
   EXPECT_TRUE(in_order(
-      r.out, {"loaded a self=0 own=0 stack=0", "registration a", "loaded b self=1 own=1 stack=0",
-              "registration b", "init-hook a", "init-hook b", "init: [Ia Ib] rc=0",
-              "result: size=1", "fini a sum=1", "finalize a self=0 finalized=0", "fini b sum=1",
-              "finalize b self=1 finalized=0", "finalized", "unregistered a", "unregistered b"}));
+      r.out, {"loaded a self=0 own=0 stack=0", "registration a barrier-id=found unknown-id=-1",
+              "loaded b self=1 own=1 stack=0", "registration b barrier-id=found unknown-id=-1",
+              "init-hook a", "init-hook b", "init: [Ia Ib] rc=0", "result: size=1", "fini a sum=1",
+              "finalize a self=0 finalized=0", "fini b sum=1", "finalize b self=1 finalized=0",
+              "finalized", "unregistered a", "unregistered b"}));
 }
 
 TEST(Hooks, FinalizeHooksCanStillUseCollectives) {
@@ -86,13 +87,28 @@ TEST(Hooks, FinalizeHooksCanStillUseCollectives) {
 }
 
 TEST(Origin, ApplicationOrWhichModuleAbove) {
-  // a's MPI_Comm_size makes a new MPI_Barrier call: every layer sees it come from a
-  // (layer 0). The application's own barrier reaches a from the application, and b from a.
+  // The application's barrier reaches a from the application, and b from a by return
+  // address (a forwards it with an ordinary call) but as the application's by entry. a's
+  // MPI_Comm_size makes a new MPI_Barrier call by the public name: it enters the chain at
+  // the top, like the application's, so every layer sees it come from a (layer 0) by return
+  // address and, by entry, as the application's (it entered through MPI_Barrier).
   const RunResult r = run_with("module api_probe\nargument tag a\nargument calls-barrier "
                                "on\nmodule api_probe\nargument tag b\n");
   ASSERT_EQ(r.exit_code, 0) << describe(r);
-  EXPECT_TRUE(in_order(r.out, {"barrier-world: [Ba Bb<-0] rc=0", "barrier-self: [Ba Bb<-0] rc=0",
+  EXPECT_TRUE(in_order(r.out, {"registration a barrier-id=found unknown-id=-1",
+                               "registration b barrier-id=found unknown-id=-1",
+                               "barrier-world: [Ba Bb<-0] rc=0", "barrier-self: [Ba Bb<-0] rc=0",
                                "size: [Sa Ba<-0 Bb<-0 Sb] rc=0"}));
+}
+
+TEST(Origin, AModulesOwnPmpiCallIsTheModulesByEntry) {
+  // a's PMPI_Barrier inside MPI_Comm_size reaches b only, from a by return address, and
+  // as a module's by entry ("m"): the application entered through MPI_Comm_size.
+  const RunResult r = run_with("module api_probe\nargument tag a\nargument calls-barrier on\n"
+                               "argument barrier-via-pmpi on\nmodule api_probe\nargument tag b\n");
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(in_order(r.out, {"barrier-world: [Ba Bb<-0] rc=0", "size: [Sa Bb<-0m Sb] rc=0"}))
+      << r.out;
 }
 
 const std::string kRoute = "module api_route\n"

@@ -448,26 +448,44 @@ TEST(MonitorThreads, FourThreadsPerRankCountExactly) {
   expect_run(run, want);
 }
 
-TEST(MonitorOrigin, ToolAboveTheMonitorIsKeptApart) {
+TEST(MonitorOrigin, ToolAboveTheMonitorIsKeptApartHoweverItForwards) {
+  // The reporter forwards the application's sends and collectives with ordinary calls (it
+  // times them): they stay the application's. Its own calls are a module's, whether made
+  // inside its MPI_Finalize wrapper, as a tail call from its PNMPI_Fini hook, or inside the
+  // application's MPI_Barrier (a send: another routine than the one the application entered).
   const Monitored run =
-      run_monitored({bin("monitor_patterns"), "ring"}, "module monitor_reporter\n");
+      run_monitored({bin("monitor_patterns"), "tooled"}, "module monitor_reporter\n");
   Expected want;
   for (int r = 0; r < N; ++r) {
-    want.p2p(r, next(r, 1), 400, 3); // forwarded by the tool with tail calls: application
+    want.p2p(r, next(r, 1), 400, 3); // the ring's sends and its 0-byte Isend
     want.p2p(r, next(r, 1), 0);
     for (int j = 0; j < N; ++j)
-      if (j != r)
+      if (j != r) {
+        add(want.C, r, j, 8);         // the application's allreduce of 2 ints
+        add(want.C, r, j, 0);         // and its barrier
         add(want.coll_tool, r, j, 4); // the tool's allreduce in its PNMPI_Fini
+      }
+    want.cls(r, A2A, 3 * 8);
+    want.cls(r, A2A, 0);
     if (r != 0)
       add(want.coll_tool, r, 0, 8); // the tool's reduce in its MPI_Finalize
+    add(want.I, r, next(r, 1), 8);  // the tool's send inside the application's barrier
+    want.hist_I[{r, next(r, 1)}][bin_of(8)] = 1;
   }
   add(want.I, 1, 0, 16); // the tool's report message
   want.hist_I[{1, 0}][bin_of(16)] = 1;
   expect_run(run, want);
-  EXPECT_EQ(lines_with(run.result.err, "pnmpi monitor: modules above the monitor: p2p 1 msgs 16 "
+  EXPECT_EQ(lines_with(run.result.err, "pnmpi monitor: 4 ranks; application: p2p 16 msgs 4800 "
+                                       "bytes, coll 24 msgs 96 bytes")
+                .size(),
+            1u)
+      << run.result.err;
+  EXPECT_EQ(lines_with(run.result.err, "pnmpi monitor: modules above the monitor: p2p 5 msgs 48 "
                                        "bytes, coll 15 msgs 72 bytes")
                 .size(),
             1u)
+      << run.result.err;
+  EXPECT_EQ(lines_with(run.result.err, "reporter: timed 6 calls").size(), static_cast<size_t>(N))
       << run.result.err;
 }
 

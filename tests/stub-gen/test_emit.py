@@ -9,7 +9,7 @@ import support  # noqa: F401  (puts stub-gen on sys.path)
 import emit_common
 import emit_core
 import emit_stub
-from model import Param, Routine
+from model import ExceptionEntry, Param, Routine
 
 
 def routine(return_type, name, *decls_and_names):
@@ -19,12 +19,30 @@ def routine(return_type, name, *decls_and_names):
 
 
 class Emitters(unittest.TestCase):
+    def test_entry_is_noted_before_the_before_calls(self):
+        # The modules' hooks that `before` work runs (finalize hooks, say) must run under
+        # the routine the application entered through, on both paths.
+        r = routine("int", "MPI_Fake")
+        r.exception = ExceptionEntry(routine="MPI_Fake", line=1, before=["first", "second"])
+        self.assertEqual(emit_stub.emit_routine(r), """\
+PNMPI_API int MPI_Fake(void)
+{
+  pnmpi_note_entry(PNMPI_ID_MPI_Fake);
+  first();
+  second();
+  if (pnmpi_routine_wrapped(PNMPI_ID_MPI_Fake))
+    return ((pnmpi_fn_MPI_Fake)pnmpi_head[PNMPI_ID_MPI_Fake])();
+  return PMPI_Fake();
+}
+""")
+
     def test_void_return_still_tail_calls(self):
         r = routine("void", "MPI_Fake", ("int stack", "stack"), ("int next", "next"))
         self.assertEqual(emit_stub.emit_routine(r), """\
 PNMPI_API void MPI_Fake(int stack, int next)
 {
   if (pnmpi_routine_wrapped(PNMPI_ID_MPI_Fake)) {
+    pnmpi_note_entry(PNMPI_ID_MPI_Fake);
     ((pnmpi_fn_MPI_Fake)pnmpi_head[PNMPI_ID_MPI_Fake])(stack, next);
     return;
   }

@@ -502,6 +502,44 @@ TEST(TwoTools, OmpitraceAboveProfiler) {
   expect_sequences(r, {kSilent, kOmpitrace, kSilent, kMinprof, kSilent});
 }
 
+// ---- The monitor below real tools ---------------------------------------------------------
+
+/// "p2p N msgs B bytes, coll N msgs B bytes, osc 0 msgs 0 bytes sent + 0 msgs 0 bytes fetched"
+std::string monitor_totals(std::uint64_t p2p_msgs, std::uint64_t p2p_bytes, std::uint64_t coll_msgs,
+                           std::uint64_t coll_bytes) {
+  return "p2p " + std::to_string(p2p_msgs) + " msgs " + std::to_string(p2p_bytes) +
+         " bytes, coll " + std::to_string(coll_msgs) + " msgs " + std::to_string(coll_bytes) +
+         " bytes, osc 0 msgs 0 bytes sent + 0 msgs 0 bytes fetched";
+}
+
+TEST(Monitor, KeepsTheApplicationsTrafficApartFromTheToolsAbove) {
+  // minprof forwards with tail calls, libompitrace.so (Open MPI) with ordinary calls: below
+  // both, the monitor counts calls_app's traffic as the application's, exactly, and only
+  // minprof's report at MPI_Finalize (a reduce and a send to rank 0) as the tools'.
+  const std::string out = std::string(PNMPI_TEST_SCRATCH_DIR) + "/" + test_name() + ".mon";
+  const std::string conf =
+      module("minprof") + (kOpenMpi ? module("ompitrace") : "") +
+      module("monitor", "argument output " + out + "\nargument files none\nargument top 0\n");
+  const RunResult r = run_stack(conf);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  expect_results_unchanged(r);
+  EXPECT_EQ(report_of(r), expected_report("MPI_Init"));
+  // calls_app, in logical per-peer messages (calls_app.c): per iteration a Sendrecv of 1 int
+  // and an Isend of 2 ints on every rank, 4 ints from rank 0 to 1, an Allreduce of a double;
+  // then Bcast 8 doubles, Reduce 1 int, Allgather 1 int, 2 Barriers, Allreduce 1 int.
+  const std::uint64_t n = kRanks, it = kIterations, peers = n - 1;
+  const std::string app =
+      monitor_totals(2 * n * it + it, 12 * n * it + 16 * it, n * peers * (it + 4) + 2 * peers,
+                     8 * n * peers * it + 68 * peers + 8 * n * peers);
+  // minprof's report: 22 unsigned long longs to rank 0 from every other rank, by PMPI_Reduce
+  // and by PMPI_Send.
+  const std::string tools = monitor_totals(peers, 176 * peers, peers, 176 * peers);
+  EXPECT_EQ(
+      count_exact(r.err, "pnmpi monitor: " + std::to_string(n) + " ranks; application: " + app), 1u)
+      << r.err;
+  EXPECT_EQ(count_exact(r.err, "pnmpi monitor: modules above the monitor: " + tools), 1u) << r.err;
+}
+
 // ---- minprof, on either MPI ----------------------------------------------------------------
 
 const std::string kProfilerStack =

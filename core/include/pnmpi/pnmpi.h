@@ -38,7 +38,7 @@
  * exist under PnMPI's names. docs/tool-writers-guide.md lists the deliberate differences.
  *
  * Every function here may be called from any thread once MPI_Init has begun; none of them
- * is meant for a per-call hot path except pnmpi_call_origin().
+ * is meant for a per-call hot path except pnmpi_entry_origin() (and pnmpi_call_origin()).
  */
 #ifndef PNMPI_PNMPI_H
 #define PNMPI_PNMPI_H
@@ -285,12 +285,42 @@ typedef enum pnmpi_origin {
   PNMPI_ORIGIN_MODULE = 1       /**< a module's own code, e.g. its report at finalize */
 } pnmpi_origin_t;
 
-/** Classifies the call that reached a wrapper from its return address: pass
- * __builtin_return_address(0) from inside the wrapper (see PNMPI_CALL_ORIGIN). When the
- * origin is a module, `*module` (if not NULL) receives its handle. A wrapper that forwards
- * with a tail call passes its caller on: the next layer sees the call as coming from where
- * it entered the wrapper; one that forwards with an ordinary call (to time it, say) is
- * itself the origin of what it forwards. Cost: a binary search over the loaded layers. */
+/** The id of routine `mpi_name` ("MPI_Send") in this build of pnmpi, or -1 when the MPI
+ * library it was built against has no such routine (then no call of it ever reaches a
+ * wrapper). Ids differ between builds: look them up at load time (PNMPI_RegistrationPoint),
+ * never compile them in. */
+PNMPI_EXPORT int pnmpi_routine_id(const char *mpi_name);
+
+/** The routine through which the application last entered the chain on this thread: the
+ * stub's MPI_X stores X's id here before the first layer runs, when a module wraps X (the
+ * manual MPI_Pcontrol does the same; MPI_Init, MPI_Finalize and the other routines with
+ * load or finalize work store it before that work, so that the modules' hooks run under
+ * it). -1 before the first such call. A module's own PMPI_X calls do not change it: they
+ * go from layer to layer without passing the stub. Read it with pnmpi_entry_origin(). */
+PNMPI_EXPORT extern __thread int pnmpi_entry_id __attribute__((tls_model("initial-exec")));
+
+/** The origin of a call that reached the wrapper of routine `routine_id` (from
+ * pnmpi_routine_id()): PNMPI_ORIGIN_APPLICATION when the application's own call of that
+ * routine is the one being forwarded down the chain; PNMPI_ORIGIN_MODULE when a module
+ * above made the call itself, e.g. the sends of a profiler's report inside its
+ * MPI_Finalize wrapper, or calls from a thread of its own. It does not depend on how the
+ * layers above forward (tail call or not). Two cases it cannot tell apart: a module
+ * above that, inside its wrapper of X, issues X again for itself (both count as the
+ * application's), and one that turns the application's X into other routines (those
+ * count as the module's). Cost: one thread-local load and a compare. */
+static inline pnmpi_origin_t pnmpi_entry_origin(int routine_id) {
+  return routine_id >= 0 && pnmpi_entry_id == routine_id ? PNMPI_ORIGIN_APPLICATION
+                                                         : PNMPI_ORIGIN_MODULE;
+}
+
+/** Which module a call came from, by return address: pass __builtin_return_address(0)
+ * from inside the wrapper (see PNMPI_CALL_ORIGIN). When the address is in a module's code,
+ * `*module` (if not NULL) receives its handle. A wrapper that forwards with a tail call
+ * passes its caller on: the next layer sees the call as coming from where it entered the
+ * wrapper; one that forwards with an ordinary call (to time it, say) is itself the caller
+ * of what it forwards. To tell the application's traffic from a module's, use
+ * pnmpi_entry_origin(), which does not depend on how the layers above forward. Cost: a
+ * binary search over the loaded layers. */
 PNMPI_EXPORT pnmpi_origin_t pnmpi_call_origin(const void *return_address,
                                               PNMPI_modHandle_t *module);
 

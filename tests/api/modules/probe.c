@@ -3,12 +3,15 @@
 
 /* Test module for the module API. Its wrappers append to the application's trace
  * (pnmpi_test_tag): "I<tag>" for MPI_Init, "S<tag>" for MPI_Comm_size, "B<tag>" for
- * MPI_Barrier ("B<tag><-N" when the call came from module N rather than the application),
+ * MPI_Barrier ("B<tag><-N" when the call came from module N by return address, then "m" when
+ * pnmpi_entry_origin() says a module made it rather than the application),
  * "P<tag>:<level>" for MPI_Pcontrol ("P<tag>:<level>:<value>" with a typed extra argument).
- * Its hooks print one line each ("loaded <tag> self=H stack=S", "registration <tag>",
+ * Its hooks print one line each ("loaded <tag> self=H stack=S", "registration <tag>
+ * barrier-id=<found|missing> unknown-id=<pnmpi_routine_id of a name MPI does not have>",
  * "init-hook <tag>", "fini <tag> sum=N", "finalize <tag> self=H", "unregistered <tag>").
  * Arguments: tag (required), calls-barrier (bool: its MPI_Comm_size wrapper makes a new
- * MPI_Barrier call of its own), pcontrol-returns (its MPI_Pcontrol wrapper's return code).
+ * MPI_Barrier call of its own, by the public name), barrier-via-pmpi (bool: that call is
+ * PMPI_Barrier instead), pcontrol-returns (its MPI_Pcontrol wrapper's return code).
  * Built twice: probe.so, and probe_nopcontrol.so (PROBE_NO_PCONTROL) without MPI_Pcontrol. */
 
 #include <mpi.h>
@@ -21,8 +24,10 @@ extern void pnmpi_test_tag(const char *token);
 
 static const char *g_tag = "?";
 static int g_calls_barrier;
+static int g_barrier_via_pmpi;
 static long g_pcontrol_returns = MPI_SUCCESS;
 static volatile int g_calls;
+static int g_barrier_id = -1;
 
 static void say(const char *format, ...) {
   va_list ap;
@@ -46,6 +51,8 @@ PNMPI_EXPORT void pnmpi_module_loaded(PNMPI_modHandle_t self) {
   if (pnmpi_argument_string(self, "tag", PNMPI_ARG_REQUIRED, &g_tag) != PNMPI_SUCCESS ||
       pnmpi_argument_bool(self, "calls-barrier", PNMPI_ARG_OPTIONAL, &g_calls_barrier) ==
           PNMPI_BADARG ||
+      pnmpi_argument_bool(self, "barrier-via-pmpi", PNMPI_ARG_OPTIONAL, &g_barrier_via_pmpi) ==
+          PNMPI_BADARG ||
       pnmpi_argument_long(self, "pcontrol-returns", PNMPI_ARG_OPTIONAL, 0, 1000,
                           &g_pcontrol_returns) == PNMPI_BADARG)
     _exit(1);
@@ -55,7 +62,9 @@ PNMPI_EXPORT void pnmpi_module_loaded(PNMPI_modHandle_t self) {
 }
 
 PNMPI_EXPORT void PNMPI_RegistrationPoint(void) {
-  say("registration %s\n", g_tag);
+  g_barrier_id = pnmpi_routine_id("MPI_Barrier");
+  say("registration %s barrier-id=%s unknown-id=%d\n", g_tag,
+      g_barrier_id >= 0 ? "found" : "missing", pnmpi_routine_id("MPI_No_such_routine"));
 }
 
 PNMPI_EXPORT void PNMPI_Init(void) {
@@ -86,10 +95,11 @@ PNMPI_EXPORT int MPI_Init(int *argc, char ***argv) {
 
 PNMPI_EXPORT int MPI_Barrier(MPI_Comm comm) {
   PNMPI_modHandle_t from = -1;
+  const char *entry = pnmpi_entry_origin(g_barrier_id) == PNMPI_ORIGIN_MODULE ? "m" : "";
   if (PNMPI_CALL_ORIGIN(&from) == PNMPI_ORIGIN_MODULE)
-    tag("B%s<-%d", g_tag, from);
+    tag("B%s<-%d%s", g_tag, from, entry);
   else
-    tag("B%s", g_tag);
+    tag("B%s%s", g_tag, entry);
   const int rc = PMPI_Barrier(comm);
   ++g_calls; /* no tail call: the next layer must see this wrapper as its caller */
   return rc;
@@ -97,8 +107,13 @@ PNMPI_EXPORT int MPI_Barrier(MPI_Comm comm) {
 
 PNMPI_EXPORT int MPI_Comm_size(MPI_Comm comm, int *size) {
   tag("S%s", g_tag);
-  if (g_calls_barrier)
-    MPI_Barrier(comm); /* a new call of this module's own: every layer sees it */
+  /* A new call of this module's own. By the public name it enters the chain at the top,
+   * like the application's calls: every layer sees it. As PMPI_Barrier it goes to the
+   * layers below this one only. */
+  if (g_calls_barrier && g_barrier_via_pmpi)
+    PMPI_Barrier(comm);
+  else if (g_calls_barrier)
+    MPI_Barrier(comm);
   const int rc = PMPI_Comm_size(comm, size);
   ++g_calls;
   return rc;

@@ -52,6 +52,16 @@ static void ring(void) {
   wait_all(2, q);
 }
 
+/* For the origin tests: the ring, an allreduce of 2 ints and a barrier, calls a tool above
+ * the monitor forwards (and, in its barrier, adds traffic of its own to). */
+static void tooled(void) {
+  ring();
+  int mine[2] = {rank, 1}, sum[2];
+  MPI_Allreduce(mine, sum, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  CHECK(sum[1] == size);
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 /* 2x2 periodic grid: each dimension's neighbor in both directions, then a neighborhood
  * alltoall on the grid. */
 static void halo(void) {
@@ -425,7 +435,7 @@ int main(int argc, char **argv) {
                   {"reduce", reduce},     {"bcast", bcast},         {"persistent", persistent},
                   {"rma", rma},           {"split", split},         {"intercomm", intercomm},
                   {"procnull", procnull}, {"sendmodes", sendmodes}, {"collectives", collectives},
-                  {"oracle", oracle}};
+                  {"oracle", oracle},     {"tooled", tooled}};
   int found = 0;
   for (size_t i = 0; i < sizeof patterns / sizeof patterns[0]; ++i)
     if (strcmp(name, patterns[i].name) == 0) {
