@@ -304,10 +304,12 @@ PNMPI_EXPORT extern __thread int pnmpi_entry_id __attribute__((tls_model("initia
  * routine is the one being forwarded down the chain; PNMPI_ORIGIN_MODULE when a module
  * above made the call itself, e.g. the sends of a profiler's report inside its
  * MPI_Finalize wrapper, or calls from a thread of its own. It does not depend on how the
- * layers above forward (tail call or not). Two cases it cannot tell apart: a module
- * above that, inside its wrapper of X, issues X again for itself (both count as the
- * application's), and one that turns the application's X into other routines (those
- * count as the module's). Cost: one thread-local load and a compare. */
+ * layers above forward (tail call or not). What it cannot tell apart: a module above
+ * that, inside its wrapper of X, issues X again for itself (both count as the
+ * application's); one that turns the application's X into other routines (those count as
+ * the module's); one that calls the public MPI_X rather than PMPI_X (the call enters the
+ * chain at the top, like the application's, and counts as the application's). Cost: one
+ * thread-local load and a compare. */
 static inline pnmpi_origin_t pnmpi_entry_origin(int routine_id) {
   return routine_id >= 0 && pnmpi_entry_id == routine_id ? PNMPI_ORIGIN_APPLICATION
                                                          : PNMPI_ORIGIN_MODULE;
