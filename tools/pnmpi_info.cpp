@@ -28,15 +28,7 @@
 #include "module_loader.h"
 #include "pnmpi_routine_ids.h"
 
-#ifndef PNMPI_VERSION
-#define PNMPI_VERSION "unknown"
-#endif
-#ifndef PNMPI_MPI_FLAVOR
-#define PNMPI_MPI_FLAVOR "unknown"
-#endif
-#ifndef PNMPI_BINDIR_TO_LIBDIR
-#define PNMPI_BINDIR_TO_LIBDIR "../lib"
-#endif
+// PNMPI_VERSION, PNMPI_MPI_FLAVOR, PNMPI_BINDIR_TO_LIBDIR: defined by tools/CMakeLists.txt.
 
 namespace pnmpi {
 namespace {

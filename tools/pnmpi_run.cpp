@@ -18,18 +18,8 @@
 #include <unistd.h>
 #include <vector>
 
-#ifndef PNMPI_VERSION
-#define PNMPI_VERSION "unknown"
-#endif
-#ifndef PNMPI_MPI_FLAVOR
-#define PNMPI_MPI_FLAVOR "unknown"
-#endif
-#ifndef PNMPI_BINDIR_TO_LIBDIR
-#define PNMPI_BINDIR_TO_LIBDIR "../lib"
-#endif
-#ifndef PNMPI_LIBRARY_NAME
-#define PNMPI_LIBRARY_NAME "libpnmpi.so"
-#endif
+// PNMPI_VERSION, PNMPI_MPI_FLAVOR, PNMPI_BINDIR_TO_LIBDIR, PNMPI_LIBRARY_NAME: defined by
+// tools/CMakeLists.txt.
 
 namespace {
 

@@ -24,19 +24,52 @@ namespace {
 /// Names, services and globals that modules publish. Written mostly from hooks at load
 /// time, read from anywhere later: a mutex keeps it simple, and nothing here is on a
 /// per-call path (modules look a service up once and keep the function pointer).
+/// What modules publish by name: services or globals, each with the layer that published it.
+template <class Descriptor> class Published {
+public:
+  /// Adds `d` for `layer`; PNMPI_BADARG when that layer already published the name.
+  PNMPI_status_t add(int layer, const Descriptor &d) {
+    for (const Entry &e : m_entries)
+      if (e.layer == layer && std::strcmp(e.descriptor.name, d.name) == 0)
+        return PNMPI_BADARG;
+    m_entries.push_back({layer, d});
+    return PNMPI_SUCCESS;
+  }
+
+  /// The first entry named `name` (of layer `module`, unless PNMPI_MODHANDLE_NULL) whose
+  /// signature `matches`, into *out; PNMPI_SIGNATURE when the name exists only with other
+  /// signatures; else `missing`.
+  template <class Matches>
+  PNMPI_status_t find(PNMPI_modHandle_t module, const char *name, Matches &&matches,
+                      PNMPI_status_t missing, Descriptor *out) const {
+    bool other_signature = false;
+    for (const Entry &e : m_entries) {
+      if ((module != PNMPI_MODHANDLE_NULL && e.layer != module) ||
+          std::strcmp(e.descriptor.name, name) != 0)
+        continue;
+      if (!matches(e.descriptor)) {
+        other_signature = true;
+        continue;
+      }
+      *out = e.descriptor;
+      return PNMPI_SUCCESS;
+    }
+    return other_signature ? PNMPI_SIGNATURE : missing;
+  }
+
+private:
+  struct Entry {
+    int layer;
+    Descriptor descriptor;
+  };
+  std::vector<Entry> m_entries;
+};
+
 struct Registry {
   std::mutex lock;
   std::vector<std::string> module_names; ///< per layer; empty: not read yet
-  struct Service {
-    int layer;
-    PNMPI_Service_descriptor_t descriptor;
-  };
-  struct Global {
-    int layer;
-    PNMPI_Global_descriptor_t descriptor;
-  };
-  std::vector<Service> services;
-  std::vector<Global> globals;
+  Published<PNMPI_Service_descriptor_t> services;
+  Published<PNMPI_Global_descriptor_t> globals;
 
   /// Fills module_names on first use: PNMPI_ModuleName if the module defines it, else the
   /// name on its `module` line.
@@ -113,6 +146,25 @@ PNMPI_status_t malformed(PNMPI_modHandle_t module, const pnmpi::Argument &arg,
   return PNMPI_BADARG;
 }
 
+/// A typed reader: finds argument `name` of layer `module`, parses it into a T with
+/// `parse(text, T &)` (which returns the problem, if any), reports a malformed value, and
+/// stores the value in *value only on success.
+template <class T, class Out, class Parse>
+PNMPI_status_t read_typed(PNMPI_modHandle_t module, const char *name, int flags, Out *value,
+                          Parse &&parse) noexcept {
+  return guarded([&] {
+    const pnmpi::Argument *arg = nullptr;
+    const PNMPI_status_t found = typed_argument(module, name, flags, value, &arg);
+    if (found != PNMPI_SUCCESS)
+      return found;
+    T v{};
+    if (auto problem = parse(arg->value, v))
+      return malformed(module, *arg, *problem);
+    *value = static_cast<Out>(v);
+    return PNMPI_SUCCESS;
+  });
+}
+
 } // namespace
 
 extern "C" {
@@ -152,46 +204,22 @@ const char *PNMPI_Service_GetArgumentSelf(const char *name) {
 
 PNMPI_status_t pnmpi_argument_long(PNMPI_modHandle_t module, const char *name, int flags, long min,
                                    long max, long *value) {
-  return guarded([&] {
-    const pnmpi::Argument *arg = nullptr;
-    const PNMPI_status_t found = typed_argument(module, name, flags, value, &arg);
-    if (found != PNMPI_SUCCESS)
-      return found;
-    long v = 0;
-    if (auto problem = pnmpi::parse_long(arg->value, min, max, v))
-      return malformed(module, *arg, *problem);
-    *value = v;
-    return PNMPI_SUCCESS;
+  return read_typed<long>(module, name, flags, value, [&](const std::string &text, long &v) {
+    return pnmpi::parse_long(text, min, max, v);
   });
 }
 
 PNMPI_status_t pnmpi_argument_double(PNMPI_modHandle_t module, const char *name, int flags,
                                      double min, double max, double *value) {
-  return guarded([&] {
-    const pnmpi::Argument *arg = nullptr;
-    const PNMPI_status_t found = typed_argument(module, name, flags, value, &arg);
-    if (found != PNMPI_SUCCESS)
-      return found;
-    double v = 0;
-    if (auto problem = pnmpi::parse_double(arg->value, min, max, v))
-      return malformed(module, *arg, *problem);
-    *value = v;
-    return PNMPI_SUCCESS;
+  return read_typed<double>(module, name, flags, value, [&](const std::string &text, double &v) {
+    return pnmpi::parse_double(text, min, max, v);
   });
 }
 
 PNMPI_status_t pnmpi_argument_bool(PNMPI_modHandle_t module, const char *name, int flags,
                                    int *value) {
-  return guarded([&] {
-    const pnmpi::Argument *arg = nullptr;
-    const PNMPI_status_t found = typed_argument(module, name, flags, value, &arg);
-    if (found != PNMPI_SUCCESS)
-      return found;
-    bool v = false;
-    if (auto problem = pnmpi::parse_bool(arg->value, v))
-      return malformed(module, *arg, *problem);
-    *value = v ? 1 : 0;
-    return PNMPI_SUCCESS;
+  return read_typed<bool>(module, name, flags, value, [](const std::string &text, bool &v) {
+    return pnmpi::parse_bool(text, v);
   });
 }
 
@@ -199,19 +227,11 @@ PNMPI_status_t pnmpi_argument_choice(PNMPI_modHandle_t module, const char *name,
                                      const char *const *choices, int *index) {
   if (choices == nullptr || choices[0] == nullptr)
     return PNMPI_BADARG;
-  return guarded([&] {
-    const pnmpi::Argument *arg = nullptr;
-    const PNMPI_status_t found = typed_argument(module, name, flags, index, &arg);
-    if (found != PNMPI_SUCCESS)
-      return found;
+  return read_typed<int>(module, name, flags, index, [&](const std::string &text, int &v) {
     std::vector<std::string> words;
     for (const char *const *c = choices; *c != nullptr; ++c)
       words.emplace_back(*c);
-    int v = 0;
-    if (auto problem = pnmpi::parse_choice(arg->value, words, v))
-      return malformed(module, *arg, *problem);
-    *index = v;
-    return PNMPI_SUCCESS;
+    return pnmpi::parse_choice(text, words, v);
   });
 }
 
@@ -339,11 +359,7 @@ PNMPI_status_t PNMPI_Service_RegisterService(const PNMPI_Service_descriptor_t *s
   return guarded([&] {
     Registry &r = registry();
     std::lock_guard<std::mutex> guard(r.lock);
-    for (const Registry::Service &s : r.services)
-      if (s.layer == layer && std::strcmp(s.descriptor.name, service->name) == 0)
-        return PNMPI_BADARG;
-    r.services.push_back({layer, *service});
-    return PNMPI_SUCCESS;
+    return r.services.add(layer, *service);
   });
 }
 
@@ -357,19 +373,10 @@ PNMPI_status_t PNMPI_Service_GetServiceByName(PNMPI_modHandle_t module, const ch
   return guarded([&] {
     Registry &r = registry();
     std::lock_guard<std::mutex> guard(r.lock);
-    bool other_signature = false;
-    for (const Registry::Service &s : r.services) {
-      if ((module != PNMPI_MODHANDLE_NULL && s.layer != module) ||
-          std::strcmp(s.descriptor.name, name) != 0)
-        continue;
-      if (std::strcmp(s.descriptor.sig, sig) != 0) {
-        other_signature = true;
-        continue;
-      }
-      *service = s.descriptor;
-      return PNMPI_SUCCESS;
-    }
-    return other_signature ? PNMPI_SIGNATURE : PNMPI_NOSERVICE;
+    return r.services.find(
+        module, name,
+        [&](const PNMPI_Service_descriptor_t &d) { return std::strcmp(d.sig, sig) == 0; },
+        PNMPI_NOSERVICE, service);
   });
 }
 
@@ -383,11 +390,7 @@ PNMPI_status_t PNMPI_Service_RegisterGlobal(const PNMPI_Global_descriptor_t *glo
   return guarded([&] {
     Registry &r = registry();
     std::lock_guard<std::mutex> guard(r.lock);
-    for (const Registry::Global &g : r.globals)
-      if (g.layer == layer && std::strcmp(g.descriptor.name, global->name) == 0)
-        return PNMPI_BADARG;
-    r.globals.push_back({layer, *global});
-    return PNMPI_SUCCESS;
+    return r.globals.add(layer, *global);
   });
 }
 
@@ -400,19 +403,9 @@ PNMPI_status_t PNMPI_Service_GetGlobalByName(PNMPI_modHandle_t module, const cha
   return guarded([&] {
     Registry &r = registry();
     std::lock_guard<std::mutex> guard(r.lock);
-    bool other_signature = false;
-    for (const Registry::Global &g : r.globals) {
-      if ((module != PNMPI_MODHANDLE_NULL && g.layer != module) ||
-          std::strcmp(g.descriptor.name, name) != 0)
-        continue;
-      if (g.descriptor.sig != sig) {
-        other_signature = true;
-        continue;
-      }
-      *global = g.descriptor;
-      return PNMPI_SUCCESS;
-    }
-    return other_signature ? PNMPI_SIGNATURE : PNMPI_NOGLOBAL;
+    return r.globals.find(
+        module, name, [&](const PNMPI_Global_descriptor_t &d) { return d.sig == sig; },
+        PNMPI_NOGLOBAL, global);
   });
 }
 

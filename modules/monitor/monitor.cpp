@@ -441,7 +441,7 @@ void start_requests(const RoutineId &routine, int count, const MPI_Request *reqs
   const unsigned bits = g.record.load(std::memory_order_acquire);
   if (bits == 0)
     return;
-  unsigned origin = kKinds; // computed on the first match only
+  const unsigned origin = origin_of(routine);
   Requests &r = requests();
   std::shared_lock<std::shared_mutex> guard(r.lock);
   for (int i = 0; i < count; ++i) {
@@ -451,8 +451,6 @@ void start_requests(const RoutineId &routine, int count, const MPI_Request *reqs
     const Plan &plan = it->second;
     if (!(bits & (plan.kind == kP2P ? kRecordP2P : kRecordColl)))
       continue;
-    if (origin == kKinds)
-      origin = origin_of(routine);
     apply(plan, origin);
   }
 }

@@ -110,36 +110,28 @@ int SessionTable::start(MPI_Comm comm, int rank, std::vector<int> worlds, int *m
 }
 
 int SessionTable::suspend(int msid) {
-  std::lock_guard<std::mutex> guard(m_lock);
-  if (const int rc = check(msid); rc != MPI_SUCCESS)
-    return rc;
-  if (msid == MPI_M_ALL_MSID) {
-    for (auto &[id, s] : m_sessions)
-      if (s.active)
-        do_suspend(s);
-    return MPI_SUCCESS;
-  }
-  Session &s = m_sessions.at(msid);
-  if (!s.active)
-    return MPI_M_MULTIPLE_CALL;
-  do_suspend(s);
-  return MPI_SUCCESS;
+  return switch_to(msid, false);
 }
 
 int SessionTable::resume(int msid) {
+  return switch_to(msid, true);
+}
+
+int SessionTable::switch_to(int msid, bool active) {
   std::lock_guard<std::mutex> guard(m_lock);
   if (const int rc = check(msid); rc != MPI_SUCCESS)
     return rc;
+  auto change = [&](Session &s) { active ? do_resume(s) : do_suspend(s); };
   if (msid == MPI_M_ALL_MSID) {
     for (auto &[id, s] : m_sessions)
-      if (!s.active)
-        do_resume(s);
+      if (s.active != active)
+        change(s);
     return MPI_SUCCESS;
   }
   Session &s = m_sessions.at(msid);
-  if (s.active)
+  if (s.active == active)
     return MPI_M_MULTIPLE_CALL;
-  do_resume(s);
+  change(s);
   return MPI_SUCCESS;
 }
 

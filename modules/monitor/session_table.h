@@ -77,6 +77,9 @@ private:
   bool any_active() const;
   void do_suspend(Session &s);
   void do_resume(Session &s);
+  /// suspend (active false) or resume (true) one session; with MPI_M_ALL_MSID, every session
+  /// not yet in that state.
+  int switch_to(int msid, bool active);
 
   CounterReader m_reader;
   mutable std::mutex m_lock;
