@@ -1054,6 +1054,12 @@ RenamePlan plan_renames(const ElfObject &obj, const PlanOptions &options) {
         defined_pmpi.push_back(s.name);
         continue;
       }
+      // The dynamic linker binds a local symbol to its own object, never by name: a local
+      // import is malformed, and .hash may rightly leave it out of every chain.
+      if (s.binding() == STB_LOCAL)
+        fail(PatchErrorKind::invalid, obj.label(),
+             "import " + s.name + " (dynamic symbol " + std::to_string(s.index) +
+                 ") is local, so no dynamic linker would look it up; the file is malformed");
       Rename r;
       r.symbol = s.index;
       r.from = s.name;

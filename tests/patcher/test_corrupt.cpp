@@ -602,3 +602,26 @@ TEST_F(CorruptSysvHash, SymbolUnderTheWrongHash) {
          good.symbols()[head].name + ") is in bucket " + std::to_string(wrong) +
          ", not under its hash");
 }
+
+TEST_F(CorruptSysvHash, LocalImportInNoChain) {
+  // Found by the fuzzer: a local symbol may rightly be in no chain, and once renamed its
+  // chain could not be found. A local import is never looked up, so the file is malformed.
+  const ElfObject object = ElfObject::parse(m_bytes, "t.so");
+  const DynSymbol *import = nullptr;
+  for (const DynSymbol &s : object.symbols())
+    if (!import && !s.defined() && s.name.rfind("PMPI_", 0) == 0)
+      import = &s;
+  ASSERT_NE(import, nullptr);
+  Elf64_Sym sym = m_elf.get<Elf64_Sym>(sym_offset(import->index));
+  sym.st_info = ELF64_ST_INFO(STB_LOCAL, ELF64_ST_TYPE(sym.st_info));
+  m_elf.set(sym_offset(import->index), sym);
+  const std::uint32_t nbucket = m_elf.get<std::uint32_t>(word(0));
+  for (std::size_t b = 0; b < nbucket; ++b)
+    if (m_elf.get<std::uint32_t>(word(2 + b)) == import->index)
+      m_elf.set(word(2 + b), m_elf.get<std::uint32_t>(word(2 + nbucket + import->index)));
+  for (std::size_t i = 0; i < object.symbols().size(); ++i)
+    if (m_elf.get<std::uint32_t>(word(2 + nbucket + i)) == import->index)
+      m_elf.set(word(2 + nbucket + i), m_elf.get<std::uint32_t>(word(2 + nbucket + import->index)));
+  expect("import " + import->name + " (dynamic symbol " + std::to_string(import->index) +
+         ") is local, so no dynamic linker would look it up; the file is malformed");
+}
