@@ -323,6 +323,7 @@ public:
     open_libelf();
     read_sections();
     read_segments();
+    check_layout();
     read_symbols();
     read_versions();
     read_dynamic();
@@ -484,6 +485,7 @@ private:
                 std::to_string(file_size()) + " bytes)");
     }
 
+    m_shstrndx = strndx;
     const SectionInfo &names = m_sections[strndx];
     if (names.type != SHT_STRTAB)
       invalid("section name table [" + std::to_string(strndx) + "] is not a string table");
@@ -523,6 +525,37 @@ private:
                   " > p_memsz " + hex(p.p_memsz));
       }
       m_obj.m_phdrs.push_back(p);
+    }
+  }
+
+  /// Linkers give the ELF header, the program and section header tables and each section's
+  /// contents bytes of their own. Patching relies on it: an edit to one must not change what
+  /// is read from another (a section name, a string, a symbol), so overlaps are refused.
+  void check_layout() const {
+    struct Extent {
+      std::uint64_t offset;
+      std::uint64_t size;
+      std::string what;
+    };
+    const GElf_Ehdr &h = m_obj.m_ehdr;
+    std::vector<Extent> extents;
+    extents.push_back({0, file_size_of(m_class, ELF_T_EHDR), "the ELF header"});
+    if (!m_obj.m_phdrs.empty())
+      extents.push_back(
+          {h.e_phoff, m_obj.m_phdrs.size() * m_phentsize, "the program header table"});
+    extents.push_back({h.e_shoff, m_sections.size() * m_shentsize, "the section header table"});
+    for (const SectionInfo &s : m_sections)
+      if (s.index != 0 && s.type != SHT_NOBITS && s.type != SHT_NULL && s.size != 0)
+        extents.push_back({s.offset, s.size, describe(s)});
+    std::stable_sort(extents.begin(), extents.end(),
+                     [](const Extent &a, const Extent &b) { return a.offset < b.offset; });
+    // Sorted by start, any overlap shows between neighbours.
+    for (std::size_t i = 1; i < extents.size(); ++i) {
+      const Extent &a = extents[i - 1];
+      const Extent &b = extents[i];
+      if (b.offset - a.offset < a.size)
+        invalid(b.what + " (offset " + hex(b.offset) + ", size " + hex(b.size) + ") overlaps " +
+                a.what + " (offset " + hex(a.offset) + ", size " + hex(a.size) + ")");
     }
   }
 
@@ -583,6 +616,10 @@ private:
       invalid(describe(sym) + " links to section " + std::to_string(sym.link) +
               ", which is not a string table");
     m_obj.m_dynstr = m_sections[sym.link];
+    if (sym.link == m_shstrndx)
+      refuse(describe(m_obj.m_dynstr) +
+             " holds both the dynamic strings and the section names, which no linker does; "
+             "renaming a string could rename a section");
     const std::size_t count = sym.size / entsize;
     if (count <= 1)
       refuse("has no dynamic symbols");
@@ -882,6 +919,7 @@ private:
   std::vector<unsigned char> m_libelf_copy;
   ElfHandle m_elf;
   std::vector<SectionInfo> m_sections;
+  std::size_t m_shstrndx = 0; ///< the section name table
   SectionInfo m_dynamic_section, m_verneed, m_verdef;
   std::map<std::uint16_t, std::string> m_version_names;
 };

@@ -246,7 +246,7 @@ TEST_F(Corrupt, DynsymEntrySize) {
 
 TEST_F(Corrupt, DynsymSizeNotMultipleOfEntrySize) {
   Elf64_Shdr s = shdr(".dynsym");
-  s.sh_size += 1;
+  s.sh_size -= 1; // shorter: longer would overlap the next section
   set_shdr(".dynsym", s);
   expect(describe(m_elf, ".dynsym") + " size " + hex(s.sh_size) +
          " is not a multiple of its entry size 24");
@@ -624,4 +624,40 @@ TEST_F(CorruptSysvHash, LocalImportInNoChain) {
       m_elf.set(word(2 + nbucket + i), m_elf.get<std::uint32_t>(word(2 + nbucket + import->index)));
   expect("import " + import->name + " (dynamic symbol " + std::to_string(import->index) +
          ") is local, so no dynamic linker would look it up; the file is malformed");
+}
+
+TEST_F(Corrupt, SectionsOverlap) {
+  const Elf64_Shdr dynsym = shdr(".dynsym");
+  Elf64_Shdr s = shdr(".dynstr");
+  s.sh_offset = dynsym.sh_offset + 8;
+  set_shdr(".dynstr", s);
+  expect(describe(m_elf, ".dynstr") + " (offset " + hex(s.sh_offset) + ", size " + hex(s.sh_size) +
+         ") overlaps " + describe(m_elf, ".dynsym") + " (offset " + hex(dynsym.sh_offset) +
+         ", size " + hex(dynsym.sh_size) + ")");
+}
+
+TEST_F(Corrupt, SectionOverlapsTheElfHeader) {
+  // Found by the fuzzer with the section name table there: relocating '.dynstr' rewrites
+  // the ELF header, and with it the section names read from it.
+  Elf64_Shdr s = shdr(".dynstr");
+  s.sh_offset = 6;
+  set_shdr(".dynstr", s);
+  expect(describe(m_elf, ".dynstr") + " (offset 0x6, size " + hex(s.sh_size) +
+         ") overlaps the ELF header (offset 0x0, size 0x40)");
+}
+
+TEST_F(Corrupt, SectionNamesInDynstr) {
+  // Renaming in place would rename any section whose name shares the renamed bytes.
+  Elf64_Ehdr h = m_elf.ehdr();
+  h.e_shstrndx = static_cast<Elf64_Half>(m_elf.section(".dynstr"));
+  for (std::size_t i = 0; i < h.e_shnum; ++i) {
+    Elf64_Shdr s = m_elf.shdr(i);
+    s.sh_name = 0;
+    m_elf.set_shdr(i, s);
+  }
+  const std::string dynstr = "section [" + std::to_string(h.e_shstrndx) + "] ''";
+  m_elf.set_ehdr(h);
+  expect(dynstr + " holds both the dynamic strings and the section names, which no linker does; "
+                  "renaming a string could rename a section",
+         PatchErrorKind::refused);
 }
