@@ -39,19 +39,21 @@ int SessionTable::init() {
   return MPI_SUCCESS;
 }
 
-bool SessionTable::any_active() const {
+int SessionTable::require_suspended(int msid) const {
+  if (msid != MPI_M_ALL_MSID)
+    return m_sessions.at(msid).active ? MPI_M_SESSION_NOT_SUSPENDED : MPI_SUCCESS;
   for (const auto &[id, s] : m_sessions)
     if (s.active)
-      return true;
-  return false;
+      return MPI_M_SESSION_STILL_ACTIVE;
+  return MPI_SUCCESS;
 }
 
 int SessionTable::finalize() {
   std::lock_guard<std::mutex> guard(m_lock);
   if (!m_initialized)
     return MPI_M_MISSING_INIT;
-  if (any_active())
-    return MPI_M_SESSION_STILL_ACTIVE;
+  if (const int rc = require_suspended(MPI_M_ALL_MSID); rc != MPI_SUCCESS)
+    return rc;
   m_sessions.clear();
   m_initialized = false;
   return MPI_SUCCESS;
@@ -139,17 +141,11 @@ int SessionTable::reset(int msid) {
   std::lock_guard<std::mutex> guard(m_lock);
   if (const int rc = check(msid); rc != MPI_SUCCESS)
     return rc;
-  if (msid == MPI_M_ALL_MSID) {
-    if (any_active())
-      return MPI_M_SESSION_STILL_ACTIVE;
-    for (auto &[id, s] : m_sessions)
+  if (const int rc = require_suspended(msid); rc != MPI_SUCCESS)
+    return rc;
+  for (auto &[id, s] : m_sessions)
+    if (msid == MPI_M_ALL_MSID || id == msid)
       std::fill(s.acc.begin(), s.acc.end(), 0);
-    return MPI_SUCCESS;
-  }
-  Session &s = m_sessions.at(msid);
-  if (s.active)
-    return MPI_M_SESSION_NOT_SUSPENDED;
-  std::fill(s.acc.begin(), s.acc.end(), 0);
   return MPI_SUCCESS;
 }
 
@@ -157,15 +153,12 @@ int SessionTable::free_session(int msid) {
   std::lock_guard<std::mutex> guard(m_lock);
   if (const int rc = check(msid); rc != MPI_SUCCESS)
     return rc;
-  if (msid == MPI_M_ALL_MSID) {
-    if (any_active())
-      return MPI_M_SESSION_STILL_ACTIVE;
+  if (const int rc = require_suspended(msid); rc != MPI_SUCCESS)
+    return rc;
+  if (msid == MPI_M_ALL_MSID)
     m_sessions.clear();
-    return MPI_SUCCESS;
-  }
-  if (m_sessions.at(msid).active)
-    return MPI_M_SESSION_NOT_SUSPENDED;
-  m_sessions.erase(msid);
+  else
+    m_sessions.erase(msid);
   return MPI_SUCCESS;
 }
 
@@ -185,9 +178,9 @@ int SessionTable::view(int msid, SessionView &out) const {
     return m_initialized ? MPI_M_INVALID_MSID : MPI_M_MISSING_INIT;
   if (const int rc = check(msid); rc != MPI_SUCCESS)
     return rc;
+  if (const int rc = require_suspended(msid); rc != MPI_SUCCESS)
+    return rc;
   const Session &s = m_sessions.at(msid);
-  if (s.active)
-    return MPI_M_SESSION_NOT_SUSPENDED;
   try {
     out.comm = s.comm;
     out.rank = s.rank;

@@ -73,8 +73,9 @@ private:
     std::vector<std::uint64_t> acc;  ///< accumulated while active
   };
   int check(int msid) const;
-  /// Whether a session is still recording (the caller holds m_lock).
-  bool any_active() const;
+  /// MPI_SUCCESS if the session (every session, for MPI_M_ALL_MSID) is suspended, else
+  /// SESSION_NOT_SUSPENDED (STILL_ACTIVE for all). The caller holds m_lock.
+  int require_suspended(int msid) const;
   void do_suspend(Session &s);
   void do_resume(Session &s);
   /// suspend (active false) or resume (true) one session; with MPI_M_ALL_MSID, every session

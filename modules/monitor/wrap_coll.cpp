@@ -417,54 +417,39 @@ template <class S, class Block> void neighbors(CommInfo &ci, MPI_Comm comm, S &s
 #define BARRIER_A() comm
 #define BARRIER_D() barrier(ci, s)
 
+// Every collective with a blocking and a nonblocking form (and, in MPI 4, persistent and
+// large-count forms): NAME, INAME, parameters, arguments, description.
+#define MONITOR_COLLECTIVES(X)                                                                     \
+  X(Bcast, Ibcast, BCAST_P, BCAST_A, BCAST_D)                                                      \
+  X(Gather, Igather, ROOTED_P, ROOTED_A, GATHER_D)                                                 \
+  X(Gatherv, Igatherv, GATHERV_P, GATHERV_A, GATHERV_D)                                            \
+  X(Scatter, Iscatter, ROOTED_P, ROOTED_A, SCATTER_D)                                              \
+  X(Scatterv, Iscatterv, SCATTERV_P, SCATTERV_A, SCATTERV_D)                                       \
+  X(Allgather, Iallgather, ALL_P, ALL_A, ALLGATHER_D)                                              \
+  X(Allgatherv, Iallgatherv, ALLGATHERV_P, ALLGATHERV_A, ALLGATHERV_D)                             \
+  X(Alltoall, Ialltoall, ALL_P, ALL_A, ALLTOALL_D)                                                 \
+  X(Alltoallv, Ialltoallv, ALLTOALLV_P, ALLTOALLV_A, ALLTOALLV_D)                                  \
+  X(Alltoallw, Ialltoallw, ALLTOALLW_P, ALLTOALLW_A, ALLTOALLW_D)                                  \
+  X(Reduce, Ireduce, REDUCE_P, REDUCE_A, REDUCE_D)                                                 \
+  X(Allreduce, Iallreduce, ALLREDUCE_P, ALLREDUCE_A, ALLREDUCE_D)                                  \
+  X(Reduce_scatter, Ireduce_scatter, RSCATTER_P, RSCATTER_A, RSCATTER_D)                           \
+  X(Reduce_scatter_block, Ireduce_scatter_block, RSCATTERB_P, RSCATTERB_A, RSCATTERB_D)            \
+  X(Scan, Iscan, ALLREDUCE_P, ALLREDUCE_A, SCAN_D)                                                 \
+  X(Exscan, Iexscan, ALLREDUCE_P, ALLREDUCE_A, SCAN_D)                                             \
+  X(Neighbor_allgather, Ineighbor_allgather, ALL_P, ALL_A, NALLGATHER_D)                           \
+  X(Neighbor_allgatherv, Ineighbor_allgatherv, ALLGATHERV_P, ALLGATHERV_A, NALLGATHER_D)           \
+  X(Neighbor_alltoall, Ineighbor_alltoall, ALL_P, ALL_A, NALLGATHER_D)                             \
+  X(Neighbor_alltoallv, Ineighbor_alltoallv, ALLTOALLV_P, ALLTOALLV_A, NALLTOALLV_D)               \
+  X(Neighbor_alltoallw, Ineighbor_alltoallw, NALLTOALLW_P, ALLTOALLW_A, NALLTOALLW_D)
+
 extern "C" {
 
-DEFINE_MPI3(Bcast, Ibcast, BCAST_P, BCAST_A, BCAST_D)
-DEFINE_MPI3(Gather, Igather, ROOTED_P, ROOTED_A, GATHER_D)
-DEFINE_MPI3(Gatherv, Igatherv, GATHERV_P, GATHERV_A, GATHERV_D)
-DEFINE_MPI3(Scatter, Iscatter, ROOTED_P, ROOTED_A, SCATTER_D)
-DEFINE_MPI3(Scatterv, Iscatterv, SCATTERV_P, SCATTERV_A, SCATTERV_D)
-DEFINE_MPI3(Allgather, Iallgather, ALL_P, ALL_A, ALLGATHER_D)
-DEFINE_MPI3(Allgatherv, Iallgatherv, ALLGATHERV_P, ALLGATHERV_A, ALLGATHERV_D)
-DEFINE_MPI3(Alltoall, Ialltoall, ALL_P, ALL_A, ALLTOALL_D)
-DEFINE_MPI3(Alltoallv, Ialltoallv, ALLTOALLV_P, ALLTOALLV_A, ALLTOALLV_D)
-DEFINE_MPI3(Alltoallw, Ialltoallw, ALLTOALLW_P, ALLTOALLW_A, ALLTOALLW_D)
-DEFINE_MPI3(Reduce, Ireduce, REDUCE_P, REDUCE_A, REDUCE_D)
-DEFINE_MPI3(Allreduce, Iallreduce, ALLREDUCE_P, ALLREDUCE_A, ALLREDUCE_D)
-DEFINE_MPI3(Reduce_scatter, Ireduce_scatter, RSCATTER_P, RSCATTER_A, RSCATTER_D)
-DEFINE_MPI3(Reduce_scatter_block, Ireduce_scatter_block, RSCATTERB_P, RSCATTERB_A, RSCATTERB_D)
-DEFINE_MPI3(Scan, Iscan, ALLREDUCE_P, ALLREDUCE_A, SCAN_D)
-DEFINE_MPI3(Exscan, Iexscan, ALLREDUCE_P, ALLREDUCE_A, SCAN_D)
-DEFINE_MPI3(Neighbor_allgather, Ineighbor_allgather, ALL_P, ALL_A, NALLGATHER_D)
-DEFINE_MPI3(Neighbor_allgatherv, Ineighbor_allgatherv, ALLGATHERV_P, ALLGATHERV_A, NALLGATHER_D)
-DEFINE_MPI3(Neighbor_alltoall, Ineighbor_alltoall, ALL_P, ALL_A, NALLGATHER_D)
-DEFINE_MPI3(Neighbor_alltoallv, Ineighbor_alltoallv, ALLTOALLV_P, ALLTOALLV_A, NALLTOALLV_D)
-DEFINE_MPI3(Neighbor_alltoallw, Ineighbor_alltoallw, NALLTOALLW_P, ALLTOALLW_A, NALLTOALLW_D)
+MONITOR_COLLECTIVES(DEFINE_MPI3)
 DEFINE_BLOCKING(Barrier, int, int, BARRIER_P, BARRIER_A, BARRIER_D)
 DEFINE_NONBLOCKING(Ibarrier, int, int, BARRIER_P, BARRIER_A, BARRIER_D)
 
 #if MPI_VERSION >= 4
-DEFINE_MPI4(Bcast, Ibcast, BCAST_P, BCAST_A, BCAST_D)
-DEFINE_MPI4(Gather, Igather, ROOTED_P, ROOTED_A, GATHER_D)
-DEFINE_MPI4(Gatherv, Igatherv, GATHERV_P, GATHERV_A, GATHERV_D)
-DEFINE_MPI4(Scatter, Iscatter, ROOTED_P, ROOTED_A, SCATTER_D)
-DEFINE_MPI4(Scatterv, Iscatterv, SCATTERV_P, SCATTERV_A, SCATTERV_D)
-DEFINE_MPI4(Allgather, Iallgather, ALL_P, ALL_A, ALLGATHER_D)
-DEFINE_MPI4(Allgatherv, Iallgatherv, ALLGATHERV_P, ALLGATHERV_A, ALLGATHERV_D)
-DEFINE_MPI4(Alltoall, Ialltoall, ALL_P, ALL_A, ALLTOALL_D)
-DEFINE_MPI4(Alltoallv, Ialltoallv, ALLTOALLV_P, ALLTOALLV_A, ALLTOALLV_D)
-DEFINE_MPI4(Alltoallw, Ialltoallw, ALLTOALLW_P, ALLTOALLW_A, ALLTOALLW_D)
-DEFINE_MPI4(Reduce, Ireduce, REDUCE_P, REDUCE_A, REDUCE_D)
-DEFINE_MPI4(Allreduce, Iallreduce, ALLREDUCE_P, ALLREDUCE_A, ALLREDUCE_D)
-DEFINE_MPI4(Reduce_scatter, Ireduce_scatter, RSCATTER_P, RSCATTER_A, RSCATTER_D)
-DEFINE_MPI4(Reduce_scatter_block, Ireduce_scatter_block, RSCATTERB_P, RSCATTERB_A, RSCATTERB_D)
-DEFINE_MPI4(Scan, Iscan, ALLREDUCE_P, ALLREDUCE_A, SCAN_D)
-DEFINE_MPI4(Exscan, Iexscan, ALLREDUCE_P, ALLREDUCE_A, SCAN_D)
-DEFINE_MPI4(Neighbor_allgather, Ineighbor_allgather, ALL_P, ALL_A, NALLGATHER_D)
-DEFINE_MPI4(Neighbor_allgatherv, Ineighbor_allgatherv, ALLGATHERV_P, ALLGATHERV_A, NALLGATHER_D)
-DEFINE_MPI4(Neighbor_alltoall, Ineighbor_alltoall, ALL_P, ALL_A, NALLGATHER_D)
-DEFINE_MPI4(Neighbor_alltoallv, Ineighbor_alltoallv, ALLTOALLV_P, ALLTOALLV_A, NALLTOALLV_D)
-DEFINE_MPI4(Neighbor_alltoallw, Ineighbor_alltoallw, NALLTOALLW_P, ALLTOALLW_A, NALLTOALLW_D)
+MONITOR_COLLECTIVES(DEFINE_MPI4)
 DEFINE_PERSISTENT(Barrier_init, int, int, BARRIER_P, BARRIER_A, BARRIER_D)
 #endif
 
