@@ -5,7 +5,7 @@
 # Installs the Debian packages pnmpi builds and tests with, if any is missing.
 set -euo pipefail
 
-packages=(cmake make g++ gcc python3 pkg-config
+packages=(cmake make g++ gcc gfortran python3 pkg-config
           libgtest-dev googletest
           libopenmpi-dev openmpi-bin libmpich-dev mpich
           libelf-dev patchelf elfutils

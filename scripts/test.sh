@@ -45,8 +45,8 @@ fi
 
 for mpi in openmpi mpich; do
   echo "== build and test with ${mpi}"
-  cmake -S . -B "build-${mpi}" -DMPI_C_COMPILER="mpicc.${mpi}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DPNMPI_BUILD_FUZZERS=OFF >/dev/null
+  cmake -S . -B "build-${mpi}" -DMPI_C_COMPILER="mpicc.${mpi}" -DMPI_Fortran_COMPILER="mpif90.${mpi}" \
+    -DPNMPI_REQUIRE_FORTRAN=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPNMPI_BUILD_FUZZERS=OFF >/dev/null
   cmake --build "build-${mpi}" -j"${jobs}"
   run_ctest --test-dir "build-${mpi}" -L unit -j"${jobs}"
   # MPI jobs run one at a time: MPICH busy-polls, and two jobs would share two cores.

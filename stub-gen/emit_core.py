@@ -51,11 +51,13 @@ def emit_names(api):
 
 
 def emit_tables(api):
-    lines = [c.c_banner(api, "pnmpi_tables.c: the MPI library's PMPI_X for every routine id."),
+    lines = [c.c_banner(api, "pnmpi_tables.c: PMPI_X and MPI_X for every routine id."),
              "\n", c.DEPRECATED_PRAGMA, "\n",
              "#include <mpi.h>\n\n#include \"dispatch.h\"\n\n",
              "const pnmpi_fn_any pnmpi_pmpi_table[PNMPI_NUM_ROUTINES] = {\n"]
     lines += ["  [%s] = (pnmpi_fn_any)&%s,\n" % (r.id_name, r.pmpi_name) for r in api.routines]
+    lines.append("};\n\nconst pnmpi_fn_any pnmpi_entry_table[PNMPI_NUM_ROUTINES] = {\n")
+    lines += ["  [%s] = (pnmpi_fn_any)&%s,\n" % (r.id_name, r.name) for r in api.routines]
     lines.append("};\n")
     return "".join(lines)
 

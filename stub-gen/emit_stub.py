@@ -9,6 +9,12 @@ notes X as the routine the application entered through (pnmpi_note_entry, one st
 is how a module tells the application's calls from those of the modules above it. Routines
 with `before` work (loading, finalizing) note the entry before that work, on both paths, so
 that the modules' hooks run under it.
+
+Until the core is loaded every routine's bit is set and its head is its pending function,
+which asks the core whether MPI was started behind pnmpi's back (a direct PMPI_Init) before
+passing the call to MPI: a run never goes on silently without the configured modules. The
+core's load replaces the mask and the heads, so afterwards no call reaches a pending
+function.
 """
 
 import emit_common as c
@@ -32,15 +38,38 @@ def emit_routine(routine):
     return c.function("PNMPI_API ", routine, routine.name, body)
 
 
+def pending_name(routine):
+    return "pnmpi_pending_" + routine.name
+
+
+def emit_pending(routine):
+    body = ["  pnmpi_core_pending(%s);" % routine.id_name]
+    body += c.returning_call(routine, routine.pmpi_name, routine.arg_names())
+    return c.function("static ", routine, pending_name(routine), body)
+
+
+def emit_initial_tables(api):
+    stubbed = [r for r in api.routines if not r.manual]
+    words = (len(api.routines) + 63) // 64
+    out = ["\n/* Until pnmpi_core_load() publishes the chains, every routine takes its pending path. */\n",
+           "PNMPI_INTERNAL uint64_t pnmpi_mask[PNMPI_MASK_WORDS] = {\n"]
+    out += ["  UINT64_MAX,\n"] * words
+    out.append("};\n\nPNMPI_INTERNAL pnmpi_fn_any pnmpi_head[PNMPI_NUM_ROUTINES] = {\n")
+    out += ["  [%s] = (pnmpi_fn_any)&%s,\n" % (r.id_name, pending_name(r)) for r in stubbed]
+    out.append("};\n")
+    return out
+
+
 def emit(api):
     before = sorted({f for r in api.routines if not r.manual for f in r.before})
     out = [c.c_banner(api, "pnmpi_stub.c: the MPI_ entry points of libpnmpi.so."), "\n",
            c.DEPRECATED_PRAGMA, "\n",
-           "#include <mpi.h>\n\n#include \"dispatch.h\"\n#include \"pnmpi_routine_types.h\"\n"]
+           "#include <mpi.h>\n#include <stdint.h>\n\n#include \"dispatch.h\"\n#include \"pnmpi_routine_types.h\"\n"]
     if before:
         out.append("\n/* The `before` calls of exceptions.txt. */\n")
         out += ["PNMPI_INTERNAL void %s(void);\n" % f for f in before]
     for r in api.routines:
         if not r.manual:
-            out += ["\n", emit_routine(r)]
+            out += ["\n", emit_pending(r), "\n", emit_routine(r)]
+    out += emit_initial_tables(api)
     return {"pnmpi_stub.c": "".join(out)}

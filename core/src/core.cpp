@@ -9,16 +9,16 @@
 #include <cstdlib>
 #include <dlfcn.h>
 #include <map>
+#include <mpi.h>
 #include <mutex>
 
+#include "bindings.h"
 #include "dispatch.h"
 #include "error.h"
 #include "install_paths.h"
 #include "log.h"
 
 extern "C" {
-PNMPI_INTERNAL uint64_t pnmpi_mask[PNMPI_MASK_WORDS];
-PNMPI_INTERNAL pnmpi_fn_any pnmpi_head[PNMPI_NUM_ROUTINES];
 __thread int pnmpi_entry_id = -1;
 }
 
@@ -34,6 +34,37 @@ std::vector<bool> to_bottom_routines() {
   std::vector<bool> marks(PNMPI_NUM_ROUTINES, false);
   marks[PNMPI_ID_MPI_Pcontrol] = true;
   return marks;
+}
+
+/// Publishes the default stack to the stub: from here on routed calls take effect, and no
+/// routine takes its pending path any more. Heads first, then the mask, word by word.
+void publish(const LinkStacks *stacks) {
+  uint64_t mask[PNMPI_MASK_WORDS] = {};
+  for (unsigned id = 0; stacks != nullptr && id < PNMPI_NUM_ROUTINES; ++id) {
+    if (stacks->chains[0][id].empty())
+      continue;
+    pnmpi_head[id] = reinterpret_cast<pnmpi_fn_any>(stacks->heads[0][id]);
+    pnmpi_bit_set(mask, id);
+  }
+  for (unsigned w = 0; w < PNMPI_MASK_WORDS; ++w)
+    __atomic_store_n(&pnmpi_mask[w], mask[w], __ATOMIC_RELEASE);
+}
+
+/// Makes the MPI's language bindings loaded so far enter the chain (bindings.h).
+void redirect_bindings() {
+  static const std::vector<std::uintptr_t> targets = [] {
+    std::vector<std::uintptr_t> entry(PNMPI_NUM_ROUTINES), mpi(PNMPI_NUM_ROUTINES);
+    for (unsigned id = 0; id < PNMPI_NUM_ROUTINES; ++id) {
+      entry[id] = reinterpret_cast<std::uintptr_t>(pnmpi_entry_table[id]);
+      mpi[id] = reinterpret_cast<std::uintptr_t>(pnmpi_pmpi_table[id]);
+    }
+    return binding_targets(pnmpi_routine_names, PNMPI_NUM_ROUTINES, entry, mpi);
+  }();
+  for (const RedirectedBinding &b :
+       redirect_language_bindings(Core::routines(), pnmpi_routine_names, targets))
+    debug(2, "MPI language binding " + b.path + ": " + std::to_string(b.sites - b.conversions) +
+                 " calls enter the chain, " + std::to_string(b.conversions) +
+                 " handle and status conversions go to MPI");
 }
 
 /// The directory libpnmpi.so was loaded from: where an install keeps its modules.
@@ -73,6 +104,7 @@ void Core::load() {
   if (!path) {
     debug(1, "no configuration file ($PNMPI_CONF, ./.pnmpi-conf, ~/.pnmpi-conf): no modules, "
              "every MPI call goes straight to MPI");
+    publish(nullptr);
     m_loaded = true;
     return;
   }
@@ -121,13 +153,7 @@ void Core::load() {
                                m_bottom);
   bind_call_sites(views, m_stacks.heads.size(), m_bottom, to_bottom_routines());
 
-  // Publish the default stack to the stub last: from here on routed calls take effect.
-  for (unsigned id = 0; id < PNMPI_NUM_ROUTINES; ++id) {
-    if (m_stacks.chains[0][id].empty())
-      continue;
-    pnmpi_head[id] = reinterpret_cast<pnmpi_fn_any>(m_stacks.heads[0][id]);
-    pnmpi_bit_set(pnmpi_mask, id);
-  }
+  publish(&m_stacks);
   if (debug_level() >= 3) {
     for (unsigned id = 0; id < PNMPI_NUM_ROUTINES; ++id) {
       if (m_stacks.chains[0][id].empty())
@@ -238,26 +264,102 @@ int Core::layer_at(const void *address) const {
 
 using pnmpi::Core;
 
+namespace {
+
+// Whether the core is loaded (or knows it has nothing to load); written under g_load_lock.
+std::atomic<bool> g_loaded{false};
+std::mutex g_load_lock;
+
+/// Runs `step` and turns any exception into the job-ending error it stands for.
+template <typename Step> void or_fatal(const char *what, Step step) {
+  try {
+    step();
+  } catch (const pnmpi::Error &e) {
+    pnmpi::fatal(e.what());
+  } catch (const std::exception &e) {
+    pnmpi::fatal(std::string("internal error ") + what + ": " + e.what());
+  }
+}
+
+/// MPI is running and the core was never loaded: MPI was started behind pnmpi's back. With
+/// no module configured that changes nothing; with modules it is an error, because loading
+/// them now would hide MPI_Init from them, and running without them would be silent.
+void adopt_started_mpi(const std::string &seen) {
+  const std::lock_guard<std::mutex> guard(g_load_lock);
+  if (g_loaded.load(std::memory_order_relaxed))
+    return;
+  const std::optional<std::string> path = pnmpi::find_config_file();
+  const std::size_t modules = path ? pnmpi::load_config_file(*path).modules.size() : 0;
+  if (modules == 0) {
+    pnmpi::debug(1, "MPI was started without pnmpi's MPI_Init and no module is configured: "
+                    "every MPI call goes straight to MPI");
+    pnmpi::publish(nullptr);
+    g_loaded.store(true, std::memory_order_release);
+    return;
+  }
+  throw pnmpi::Error(
+      *path + ": MPI was started without passing through pnmpi's MPI_Init or MPI_Init_thread (" +
+      seen + "), so the " + std::to_string(modules) +
+      " module(s) listed here were never loaded; loading them now would hide MPI_Init from "
+      "them. Something called PMPI_Init directly: a PMPI tool preloaded or linked before "
+      "pnmpi, a library, or an MPI language binding pnmpi does not redirect (PNMPI_DEBUG=2 "
+      "lists those it does). Let MPI start through MPI_Init: link the application with "
+      "-lpnmpi before the MPI libraries or preload libpnmpi.so, and list PMPI tools as modules "
+      "(convert them with pnmpi-patch) instead of preloading them");
+}
+
+bool mpi_started() {
+  int initialized = 0, finalized = 0;
+  PMPI_Initialized(&initialized);
+  PMPI_Finalized(&finalized);
+  return initialized != 0 || finalized != 0;
+}
+
+// Before main: the MPI language bindings loaded with the program enter the chain before
+// the application's first MPI call.
+__attribute__((constructor)) void redirect_bindings_at_start() {
+  or_fatal("while redirecting the MPI's language bindings", pnmpi::redirect_bindings);
+}
+
+// At exit: a run in which MPI was started and no MPI call ever passed through pnmpi (every
+// call made by PMPI_ names) still must not end silently without its configured modules.
+__attribute__((destructor)) void check_at_exit() {
+  if (g_loaded.load(std::memory_order_acquire) || !mpi_started())
+    return;
+  or_fatal("at exit", [] { adopt_started_mpi("no MPI call of the run passed through pnmpi"); });
+}
+
+} // namespace
+
 extern "C" {
 
 void pnmpi_core_load(void) {
   // Entered from the load-point routines (MPI_Init, MPI_Init_thread, MPI_Session_init,
   // MPI_T_init_thread), which a program may call from several threads or more than once.
-  static std::atomic<bool> done{false};
-  static std::mutex lock;
-  if (done.load(std::memory_order_acquire))
+  if (g_loaded.load(std::memory_order_acquire))
     return;
-  std::lock_guard<std::mutex> guard(lock);
-  if (done.load(std::memory_order_relaxed))
+  const std::lock_guard<std::mutex> guard(g_load_lock);
+  if (g_loaded.load(std::memory_order_relaxed))
     return;
-  try {
+  or_fatal("while loading modules", [] {
+    pnmpi::redirect_bindings(); // bindings loaded after start-up (dlopen) too
     Core::instance().load();
-  } catch (const pnmpi::Error &e) {
-    pnmpi::fatal(e.what());
-  } catch (const std::exception &e) {
-    pnmpi::fatal(std::string("internal error while loading modules: ") + e.what());
-  }
-  done.store(true, std::memory_order_release);
+  });
+  g_loaded.store(true, std::memory_order_release);
+}
+
+void pnmpi_fortran_missing(const char *name) {
+  pnmpi::fatal(std::string(name) + " was called, but no MPI library loaded in this process "
+                                   "defines it after libpnmpi: link the program with the MPI's "
+                                   "Fortran compiler wrapper (mpifort)");
+}
+
+void pnmpi_core_pending(unsigned id) {
+  if (g_loaded.load(std::memory_order_acquire) || !mpi_started())
+    return;
+  or_fatal("while checking how MPI was started", [id] {
+    adopt_started_mpi(std::string("the first call pnmpi saw was ") + pnmpi_routine_names[id]);
+  });
 }
 
 void pnmpi_core_finalize(void) {

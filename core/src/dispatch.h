@@ -4,10 +4,11 @@
 /* The per-call dispatch state shared by the generated stub, the generated core entry
  * points and the core. C, so that the generated sources stay C.
  *
- * Invariant: every table here is written once, by pnmpi_core_load() inside the first
- * MPI_Init/MPI_Init_thread/MPI_Session_init/MPI_T_init_thread, before any routed call can
- * read it, and is read-only afterwards. The per-call path therefore takes no lock. Its one
- * thread-local write is pnmpi_note_entry(), on wrapped routines only. */
+ * Invariant: pnmpi_mask and pnmpi_head start out routing every routine to its pending
+ * function (generated in pnmpi_stub.c), are written once by pnmpi_core_load() inside the
+ * first MPI_Init/MPI_Init_thread/MPI_Session_init/MPI_T_init_thread, before the chain's call
+ * reaches MPI, and are read-only afterwards. The per-call path therefore takes no lock. Its
+ * one thread-local write is pnmpi_note_entry(), on wrapped routines only. */
 #ifndef PNMPI_DISPATCH_H
 #define PNMPI_DISPATCH_H
 
@@ -29,14 +30,20 @@ typedef void (*pnmpi_fn_any)(void);
 
 #define PNMPI_MASK_WORDS ((PNMPI_NUM_ROUTINES + 63) / 64)
 
-/** Bit `id` is set exactly when at least one loaded module wraps routine `id`. */
+/** After loading, bit `id` is set exactly when at least one loaded module wraps routine
+ * `id`; before, every bit is set (generated). */
 PNMPI_INTERNAL extern uint64_t pnmpi_mask[PNMPI_MASK_WORDS];
 
-/** The first layer of the default stack for each routine (only read when its bit is set). */
+/** The first layer of the default stack for each routine (only read when its bit is set);
+ * before loading, the routine's pending function (generated). */
 PNMPI_INTERNAL extern pnmpi_fn_any pnmpi_head[PNMPI_NUM_ROUTINES];
 
 /** The MPI library's PMPI_X for every routine: the bottom of every chain (generated). */
 PNMPI_INTERNAL extern const pnmpi_fn_any pnmpi_pmpi_table[PNMPI_NUM_ROUTINES];
+
+/** pnmpi's own MPI_X for every routine: where the MPI's language bindings are made to enter
+ * the chain (generated). */
+PNMPI_INTERNAL extern const pnmpi_fn_any pnmpi_entry_table[PNMPI_NUM_ROUTINES];
 
 /** One bit of a bit set stored as 64-bit words. The only place bit arithmetic lives. */
 static inline int pnmpi_bit_test(const uint64_t *words, unsigned bit) {
@@ -63,6 +70,12 @@ static inline void pnmpi_note_entry(unsigned id) {
 /** Reads the configuration and loads every module, once; later calls return at once.
  * On any error it prints `pnmpi: ...` and ends the process with a non-zero status. */
 PNMPI_INTERNAL void pnmpi_core_load(void);
+
+/** Called instead of the chain while the core is not loaded (the pending path of routine
+ * `id`): returns at once while MPI is not initialised; if MPI was initialised without
+ * pnmpi's MPI_Init, either applies "no configuration" or, when a configuration lists
+ * modules, stops the job with an error. */
+PNMPI_INTERNAL void pnmpi_core_pending(unsigned id);
 
 /** Runs the modules' finalize hooks while MPI is still usable (from MPI_Finalize). */
 PNMPI_INTERNAL void pnmpi_core_finalize(void);

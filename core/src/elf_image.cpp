@@ -133,7 +133,7 @@ std::uint64_t symbol_count(const Reader &r, std::uint64_t hash, std::uint64_t gn
 } // namespace
 
 ElfImage read_elf_image(const std::vector<unsigned char> &bytes, const std::string &what,
-                        const RoutineIndex &routines) {
+                        const RoutineIndex &routines, SiteNames sites) {
   Reader r(bytes, what);
   if (bytes.size() < EI_NIDENT || std::memcmp(bytes.data(), ELFMAG, SELFMAG) != 0)
     r.fail("not an ELF file (a module must be a shared object, .so)");
@@ -235,12 +235,18 @@ ElfImage read_elf_image(const std::vector<unsigned char> &bytes, const std::stri
     return {begin, static_cast<std::size_t>(static_cast<const char *>(nul) - begin)};
   };
 
-  // What each symbol is to us: -1 nothing, otherwise the routine id its XMPI_ name names.
-  std::vector<int> xmpi_of(nsyms, -1);
+  // What each symbol is to us: -1 nothing, otherwise the routine id of the call site it names.
+  std::vector<int> site_of(nsyms, -1);
   for (std::uint64_t i = 1; i < nsyms; ++i) {
     const ElfW(Sym) &s = syms[i];
     const std::string_view name = name_of(s);
     const bool defined = s.st_shndx != SHN_UNDEF;
+    if (sites == SiteNames::Mpi) {
+      // A binding calls routines by either name; both are routed the same way.
+      if (!defined && (name.substr(0, 4) == "MPI_" || name.substr(0, 5) == "PMPI_"))
+        site_of[i] = routines.find(name.substr(0, 1) == "P" ? name.substr(1) : name);
+      continue;
+    }
     const unsigned bind = ELF64_ST_BIND(s.st_info);
     const bool exported = defined && (bind == STB_GLOBAL || bind == STB_WEAK) &&
                           ELF64_ST_VISIBILITY(s.st_other) == STV_DEFAULT;
@@ -257,7 +263,7 @@ ElfImage read_elf_image(const std::vector<unsigned char> &bytes, const std::stri
         continue; // reached through the core's own definition, by design
       const int id = routines.find("MPI_" + std::string(name.substr(5)));
       if (id >= 0)
-        xmpi_of[i] = id;
+        site_of[i] = id;
       else
         image.unknown_xmpi.emplace_back(name);
     }
@@ -280,7 +286,7 @@ ElfImage read_elf_image(const std::vector<unsigned char> &bytes, const std::stri
       if (sym >= nsyms)
         r.fail(std::string("corrupt ELF file: a relocation in ") + item +
                " names a symbol past the symbol table");
-      if (xmpi_of[sym] < 0)
+      if (site_of[sym] < 0)
         continue;
       const auto type = static_cast<std::uint32_t>(ELF64_R_TYPE(rel[i].r_info));
       bool plus_addend = false;
@@ -288,7 +294,7 @@ ElfImage read_elf_image(const std::vector<unsigned char> &bytes, const std::stri
         r.fail("relocation type " + std::to_string(type) + " against " +
                std::string(name_of(syms[sym])) +
                " cannot be bound by pnmpi; rebuild the tool with -fPIC");
-      image.sites.push_back({static_cast<unsigned>(xmpi_of[sym]), rel[i].r_offset, type,
+      image.sites.push_back({static_cast<unsigned>(site_of[sym]), rel[i].r_offset, type,
                              static_cast<std::int64_t>(rel[i].r_addend), plus_addend});
     }
   };

@@ -19,8 +19,8 @@ struct ElfImage {
     unsigned id;
     std::uint64_t value;
   };
-  /// A relocation that makes the module's code reach `XMPI_X`: the binder writes the next
-  /// layer's address there.
+  /// A relocation that makes the object's code reach routine `id` (a module's `XMPI_X`; an
+  /// MPI language binding's `PMPI_X` or `MPI_X`): the binder writes the target there.
   struct Site {
     unsigned id;
     std::uint64_t offset;
@@ -53,10 +53,16 @@ private:
   std::unordered_map<std::string_view, unsigned> m_ids;
 };
 
+/// Which imports of an object are call sites to bind.
+enum class SiteNames {
+  Xmpi, ///< a module: its `XMPI_X` (the renamed `PMPI_X`) reach the next layer
+  Mpi,  ///< an MPI language binding: its `PMPI_X` and `MPI_X` reach the chain's entry
+};
+
 /// Reads a shared object of this process's own class, byte order and machine from `bytes`.
 /// Every offset and size is checked before use; anything malformed throws pnmpi::Error with
 /// a message that starts with `what` (the file's name).
 ElfImage read_elf_image(const std::vector<unsigned char> &bytes, const std::string &what,
-                        const RoutineIndex &routines);
+                        const RoutineIndex &routines, SiteNames sites = SiteNames::Xmpi);
 
 } // namespace pnmpi

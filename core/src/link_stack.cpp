@@ -54,7 +54,7 @@ public:
     if (m_begin == m_end)
       return;
     if (::mprotect(reinterpret_cast<void *>(m_begin), m_end - m_begin, PROT_READ | PROT_WRITE))
-      throw Error(std::string("cannot make a module's relocated data writable to bind it: ") +
+      throw Error(std::string("cannot make relocated data writable to bind its calls: ") +
                   std::strerror(errno));
   }
   ~RelroWindow() {
@@ -68,7 +68,28 @@ private:
   std::uintptr_t m_begin = 0, m_end = 0;
 };
 
+/// Writes `target_of(site)` into every call site of one loaded object, RELRO pages included.
+template <typename TargetOf>
+void write_sites(std::uintptr_t base, const ElfImage &image, TargetOf target_of) {
+  bool needs_relro = false;
+  for (const ElfImage::Site &site : image.sites)
+    needs_relro |= site.offset >= image.relro.begin && site.offset < image.relro.end;
+  RelroWindow window(needs_relro ? base + image.relro.begin : 0,
+                     needs_relro ? base + image.relro.end : 0);
+  for (const ElfImage::Site &site : image.sites) {
+    std::uintptr_t target = target_of(site);
+    if (site.plus_addend)
+      target += static_cast<std::uintptr_t>(site.addend);
+    std::memcpy(reinterpret_cast<void *>(base + site.offset), &target, sizeof target);
+  }
+}
+
 } // namespace
+
+void bind_imports(std::uintptr_t base, const ElfImage &image,
+                  const std::vector<std::uintptr_t> &target) {
+  write_sites(base, image, [&](const ElfImage::Site &site) { return target[site.id]; });
+}
 
 void bind_call_sites(const std::vector<LayerView> &layers, std::size_t stack_count,
                      const std::vector<std::uintptr_t> &bottom,
@@ -79,18 +100,9 @@ void bind_call_sites(const std::vector<LayerView> &layers, std::size_t stack_cou
   for (int i = static_cast<int>(layers.size()) - 1; i >= 0; --i) {
     const LayerView &layer = layers[i];
     std::vector<std::uintptr_t> &reach = next[layer.stack];
-    bool needs_relro = false;
-    for (const ElfImage::Site &site : layer.image->sites)
-      needs_relro |=
-          site.offset >= layer.image->relro.begin && site.offset < layer.image->relro.end;
-    RelroWindow window(needs_relro ? layer.base + layer.image->relro.begin : 0,
-                       needs_relro ? layer.base + layer.image->relro.end : 0);
-    for (const ElfImage::Site &site : layer.image->sites) {
-      std::uintptr_t target = to_bottom[site.id] ? bottom[site.id] : reach[site.id];
-      if (site.plus_addend)
-        target += static_cast<std::uintptr_t>(site.addend);
-      std::memcpy(reinterpret_cast<void *>(layer.base + site.offset), &target, sizeof target);
-    }
+    write_sites(layer.base, *layer.image, [&](const ElfImage::Site &site) {
+      return to_bottom[site.id] ? bottom[site.id] : reach[site.id];
+    });
     debug(4, "layer " + std::to_string(i) + ": bound " + std::to_string(layer.image->sites.size()) +
                  " call sites");
     for (const ElfImage::Wrapper &w : layer.image->wrappers)

@@ -44,4 +44,10 @@ LinkStacks build_link_stacks(const std::vector<LayerView> &layers, unsigned rout
 void bind_call_sites(const std::vector<LayerView> &layers, std::size_t stack_count,
                      const std::vector<std::uintptr_t> &bottom, const std::vector<bool> &to_bottom);
 
+/// Points every call site of one loaded object (loaded at `base`) at `target[routine]`: how
+/// the MPI's own language bindings are made to enter the chain. Throws pnmpi::Error if
+/// memory cannot be made writable.
+void bind_imports(std::uintptr_t base, const ElfImage &image,
+                  const std::vector<std::uintptr_t> &target);
+
 } // namespace pnmpi

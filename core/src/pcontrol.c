@@ -42,6 +42,7 @@ PNMPI_API int MPI_Pcontrol(const int level, ...) {
   int rc = MPI_SUCCESS;
   if (pnmpi_routine_wrapped(PNMPI_ID_MPI_Pcontrol)) {
     pnmpi_note_entry(PNMPI_ID_MPI_Pcontrol);
+    pnmpi_core_pending(PNMPI_ID_MPI_Pcontrol);
     pnmpi_pcontrol_arg arg;
     va_list ap;
     va_start(ap, level);

@@ -91,9 +91,8 @@ FAKE_CORE = """\
 
 #include "dispatch.h"
 
-uint64_t pnmpi_mask[PNMPI_MASK_WORDS];
-pnmpi_fn_any pnmpi_head[PNMPI_NUM_ROUTINES];
 void pnmpi_core_load(void) {}
+void pnmpi_core_pending(unsigned id) { (void)id; }
 void pnmpi_core_finalize(void) {}
 pnmpi_fn_any pnmpi_next_by_caller(unsigned id, const void *ra) {
   (void)ra;

@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Copyright (c) 2026 the pnmpi authors
+
+// Fortran applications under pnmpi, on the MPI this tree is built for: every interface
+// (mpif.h, use mpi, use mpi_f08) and every external-name mangling, preloaded and linked.
+// A module that logs each call with its C arguments must see exactly the C calls the
+// Fortran pattern makes, once each; the monitor's files must hold exactly its traffic; and
+// a job whose MPI was started behind pnmpi's back must stop with the exact error.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "monitor_files.h"
+#include "pnmpi_test_config.h"
+#include "run_mpi.h"
+
+namespace pnmpi::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+const bool kMpich = std::string(PNMPI_TEST_MPI_FLAVOR) == "mpich";
+
+std::string bin(const std::string &name) {
+  return std::string(FORTRAN_TEST_BIN_DIR) + "/" + name;
+}
+
+std::string test_name() {
+  const auto *info = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::string name = std::string(info->test_suite_name()) + "." + info->name();
+  std::replace(name.begin(), name.end(), '/', '_');
+  return name;
+}
+
+std::string scratch() {
+  const fs::path dir = fs::path(PNMPI_TEST_SCRATCH_DIR) / "fortran" / test_name();
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir.string();
+}
+
+std::vector<std::string> split_lines(const std::string &text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    lines.push_back(line);
+  return lines;
+}
+
+/// The lines of `text` that start with `prefix`.
+std::vector<std::string> starting_with(const std::string &text, const std::string &prefix) {
+  std::vector<std::string> out;
+  for (const std::string &line : split_lines(text))
+    if (line.rfind(prefix, 0) == 0)
+      out.push_back(line);
+  return out;
+}
+
+std::string joined(const std::vector<std::string> &lines) {
+  std::string s;
+  for (const std::string &l : lines)
+    s += l + "\n";
+  return s;
+}
+
+/// One Fortran program as the tests run it.
+struct Program {
+  const char *name;
+  bool f08;
+  bool linked; ///< linked with -lpnmpi: no preload
+};
+
+std::ostream &operator<<(std::ostream &os, const Program &p) {
+  return os << p.name;
+}
+
+RunResult run_program(const Program &p, const std::string &conf, int ranks = 2) {
+  MpiJob job;
+  job.ranks = ranks;
+  job.program = {bin(p.name)};
+  if (!p.linked)
+    job.preload = PNMPI_LIBRARY;
+  job.env["PNMPI_LIB_PATH"] = std::string(FORTRAN_TEST_MODULE_DIR) + ":" + PNMPI_MODULE_BUILD_DIR;
+  job.env["PNMPI_CONF"] = write_temp_file(test_name() + ".conf", conf);
+  job.timeout_s = 120;
+  return run_mpi(job);
+}
+
+/// What the calls module must log on `rank` (of 2) for the Fortran pattern, in order, less
+/// the lines of MPI_Waitany, MPI_Testany and MPI_Waitsome (their number and order depend on
+/// timing; they are checked against what Fortran saw).
+std::vector<std::string> expected_calls(int rank, bool f08, const std::string &host) {
+  const int peer = 1 - rank;
+  const std::string p = std::to_string(peer);
+  std::vector<std::string> e = {"C MPI_Init",
+                                "C MPI_Comm_rank comm=world rank=" + std::to_string(rank),
+                                "C MPI_Comm_size comm=world size=2"};
+  const std::string send = "C MPI_Send count=4 bytes=16 dest=" + p + " tag=10 comm=world bottom=0";
+  const std::string recv =
+      "C MPI_Recv count=4 bytes=16 source=" + p + " tag=10 comm=world status_ignore=1";
+  if (rank == 0)
+    e.insert(e.end(), {send, recv});
+  else
+    e.insert(e.end(), {recv, send});
+  e.insert(e.end(), {"C MPI_Irecv count=8 bytes=64 source=" + p + " tag=11",
+                     "C MPI_Isend count=8 bytes=64 dest=" + p + " tag=11", "C MPI_Waitall count=2",
+                     "C MPI_Recv_init count=2 source=" + p + " tag=12",
+                     "C MPI_Send_init count=2 dest=" + p + " tag=12"});
+  for (int k = 0; k < 3; ++k)
+    e.insert(e.end(), {"C MPI_Startall count=2", "C MPI_Waitall count=2"});
+  e.insert(e.end(), {"C MPI_Request_free", "C MPI_Request_free"});
+  if (!f08)
+    e.insert(e.end(), {"C MPI_Irecv count=1 bytes=4 source=" + p + " tag=13",
+                       "C MPI_Isend count=1 bytes=4 dest=" + p + " tag=13"});
+  for (const char *tag : {"15", "16"})
+    e.insert(e.end(), {"C MPI_Irecv count=1 bytes=4 source=" + p + " tag=" + tag,
+                       "C MPI_Isend count=1 bytes=4 dest=" + p + " tag=" + tag});
+  e.insert(e.end(),
+           {"C MPI_Get_address", "C MPI_Type_create_hindexed count=1", "C MPI_Type_commit"});
+  if (rank == 0)
+    e.push_back("C MPI_Send count=1 bytes=4 dest=1 tag=14 comm=world bottom=1");
+  else
+    e.push_back("C MPI_Recv count=1 bytes=4 source=0 tag=14 comm=world status_ignore=1");
+  e.insert(e.end(),
+           {"C MPI_Type_free", "C MPI_Barrier comm=world", "C MPI_Bcast count=4 bytes=16 root=0",
+            "C MPI_Allreduce count=1 bytes=4 in_place=1 sum=1",
+            "C MPI_Reduce count=1 root=1 in_place=0", "C MPI_Alltoall sendcount=1 recvcount=1",
+            "C MPI_Comm_split color=0 key=" + std::to_string(-rank),
+            "C MPI_Comm_set_name name=[fortran split]",
+            "C MPI_Comm_get_name name=[fortran split] length=13",
+            "C MPI_Comm_rank comm=other rank=" + p, "C MPI_Comm_free",
+            "C MPI_Get_processor_name name=[" + host + "]", "C MPI_Win_create size=8 disp_unit=4",
+            "C MPI_Win_fence", "C MPI_Put count=1 target=" + p + " disp=" + std::to_string(rank),
+            "C MPI_Win_fence", "C MPI_Win_free", "C MPI_Pcontrol level=3", "C MPI_Finalize"});
+  return e;
+}
+
+bool is_index_line(const std::string &line) {
+  for (const char *r : {"C MPI_Waitany ", "C MPI_Testany ", "C MPI_Waitsome "})
+    if (line.rfind(r, 0) == 0)
+      return true;
+  return false;
+}
+
+/// The indices Fortran printed (`F waitany index=2`) and those the module saw, per routine.
+std::vector<std::string> sorted_indices(const std::vector<std::string> &lines,
+                                        const std::string &routine, int add) {
+  std::vector<std::string> out;
+  const std::string key = routine + " ";
+  for (const std::string &l : lines) {
+    const auto at = l.find("index=");
+    if (l.find(key) == std::string::npos || at == std::string::npos)
+      continue;
+    out.push_back(std::to_string(std::stoi(l.substr(at + 6)) + add));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+class FortranProgram : public ::testing::TestWithParam<Program> {};
+
+TEST_P(FortranProgram, ModulesSeeEveryCallOnceWithItsCArguments) {
+  const Program &p = GetParam();
+  const RunResult r = run_program(p, "module calls\n");
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  ASSERT_EQ(starting_with(r.out, "F ok").size(), 2u) << describe(r);
+  ASSERT_EQ(r.rank_err.size(), 2u) << describe(r);
+  const std::vector<std::string> hosts = starting_with(r.out, "F host=");
+  ASSERT_EQ(hosts.size(), 2u) << describe(r);
+  const std::string host = hosts[0].substr(7);
+
+  std::vector<std::string> all_calls;
+  for (int rank = 0; rank < 2; ++rank) {
+    std::vector<std::string> calls, ordered;
+    for (const std::string &l : starting_with(r.rank_err[rank], "C "))
+      (is_index_line(l) ? calls : ordered).push_back(l);
+    EXPECT_EQ(joined(ordered), joined(expected_calls(rank, p.f08, host))) << "rank " << rank;
+    all_calls.insert(all_calls.end(), calls.begin(), calls.end());
+  }
+  // Fortran indices are 1-based, C's 0-based: the binding converted them. (MPICH 4.0.2's
+  // mpi_f08 returns 0-based indices to Fortran, without pnmpi too.)
+  const int base = p.f08 && kMpich ? 0 : 1;
+  const std::vector<std::string> fortran = starting_with(r.out, "F ");
+  for (const char *routine : {"waitany", "testany", "waitsome"}) {
+    std::string c_name = std::string("MPI_") + routine;
+    c_name[4] = static_cast<char>(std::toupper(c_name[4]));
+    EXPECT_EQ(sorted_indices(all_calls, c_name, base), sorted_indices(fortran, routine, 0))
+        << routine << "\n"
+        << describe(r);
+  }
+  EXPECT_EQ(sorted_indices(all_calls, "MPI_Testany", base).size(), 4u);
+  EXPECT_EQ(sorted_indices(all_calls, "MPI_Waitsome", base).size(), 4u);
+  EXPECT_EQ(sorted_indices(all_calls, "MPI_Waitany", base).size(), p.f08 ? 0u : 4u);
+}
+
+TEST_P(FortranProgram, MonitorFilesHoldExactlyTheTraffic) {
+  const Program &p = GetParam();
+  const std::string dir = scratch();
+  const RunResult r = run_program(p, "module monitor\nargument output " + dir + "/mon\n");
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  const ProfSet prof = read_prof_set(dir + "/mon", 2);
+  ASSERT_TRUE(prof.problems.empty()) << prof.problems << describe(r);
+  // Per rank: 16 B blocking, 64 B nonblocking, 3 x 8 B persistent, 4 B for each of the
+  // Waitany (not in the f08 program), Testany and Waitsome exchanges; rank 0 also sends
+  // 4 B from MPI_BOTTOM.
+  Matrix expected;
+  for (int rank = 0; rank < 2; ++rank) {
+    add(expected, rank, 1 - rank, 16);
+    add(expected, rank, 1 - rank, 64);
+    add(expected, rank, 1 - rank, 8, 3);
+    add(expected, rank, 1 - rank, 4, p.f08 ? 2 : 3);
+  }
+  add(expected, 0, 1, 4);
+  const auto e = prof.lines.find("E");
+  ASSERT_NE(e, prof.lines.end()) << describe(r);
+  EXPECT_EQ(diff(e->second, expected), "");
+  // One-sided: each rank puts 4 bytes to the other.
+  Matrix puts;
+  add(puts, 0, 1, 4);
+  add(puts, 1, 0, 4);
+  const auto s = prof.lines.find("S");
+  ASSERT_NE(s, prof.lines.end()) << describe(r);
+  EXPECT_EQ(diff(s->second, puts), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Interfaces, FortranProgram,
+                         ::testing::Values(Program{"fortran_mpif_h", false, false},
+                                           Program{"fortran_use_mpi", false, false},
+                                           Program{"fortran_f08", true, false},
+                                           Program{"fortran_mpif_h_linked", false, true},
+                                           Program{"fortran_f08_linked", true, true}),
+                         [](const ::testing::TestParamInfo<Program> &info) {
+                           return std::string(info.param.name);
+                         });
+
+TEST(Fortran, EveryManglingEntersTheChain) {
+  for (const char *name : {"fortran_nounderscore", "fortran_underscore2"}) {
+    const RunResult r = run_program(Program{name, false, false}, "module calls\n");
+    ASSERT_EQ(r.exit_code, 0) << name << "\n" << describe(r);
+    ASSERT_EQ(r.rank_err.size(), 2u) << describe(r);
+    for (int rank = 0; rank < 2; ++rank) {
+      std::vector<std::string> e = {"C MPI_Init",
+                                    "C MPI_Comm_rank comm=world rank=" + std::to_string(rank),
+                                    "C MPI_Comm_size comm=world size=2"};
+      e.push_back(rank == 0
+                      ? "C MPI_Send count=1 bytes=4 dest=1 tag=30 comm=world bottom=0"
+                      : "C MPI_Recv count=1 bytes=4 source=0 tag=30 comm=world status_ignore=0");
+      e.insert(e.end(), {"C MPI_Allreduce count=1 bytes=4 in_place=0 sum=1", "C MPI_Finalize"});
+      EXPECT_EQ(joined(starting_with(r.rank_err[rank], "C ")), joined(e))
+          << name << " rank " << rank;
+    }
+  }
+}
+
+TEST(Fortran, LinkedProgramKeepsLibpnmpi) {
+  // A Fortran program uses no C MPI name; libpnmpi's Fortran MPI_INIT keeps it linked.
+  for (const char *name : {"fortran_mpif_h_linked", "fortran_f08_linked"}) {
+    const RunResult r = run({"readelf", "-d", bin(name)}, {}, 30);
+    ASSERT_EQ(r.exit_code, 0) << describe(r);
+    EXPECT_NE(r.out.find("[libpnmpi.so"), std::string::npos) << name << "\n" << r.out;
+  }
+}
+
+TEST(Fortran, MixedCAndFortranCallsShareOneChain) {
+  const RunResult r = run_program(Program{"fortran_mixed", true, false}, "module calls\n");
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  ASSERT_EQ(r.rank_err.size(), 2u) << describe(r);
+  for (int rank = 0; rank < 2; ++rank) {
+    std::vector<std::string> e = {"C MPI_Init",
+                                  "C MPI_Comm_rank comm=world rank=" + std::to_string(rank)};
+    e.push_back(rank == 0
+                    ? "C MPI_Send count=1 bytes=4 dest=1 tag=20 comm=world bottom=0"
+                    : "C MPI_Recv count=1 bytes=4 source=0 tag=20 comm=world status_ignore=1");
+    e.insert(e.end(), {"C MPI_Allreduce count=1 bytes=4 in_place=0 sum=1", "C MPI_Finalize"});
+    EXPECT_EQ(joined(starting_with(r.rank_err[rank], "C ")), joined(e)) << "rank " << rank;
+  }
+}
+
+TEST(Fortran, BindingsAreRedirectedAndSaySo) {
+  const RunResult r = run_program(Program{"fortran_f08", true, false}, "module calls\n");
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  (void)r;
+  MpiJob job;
+  job.ranks = 1;
+  job.program = {bin("fortran_f08")};
+  job.preload = PNMPI_LIBRARY;
+  job.env["PNMPI_DEBUG"] = "2";
+  job.env["PNMPI_CONF"] = write_temp_file(test_name() + ".conf", "");
+  const RunResult d = run_mpi(job);
+  const std::string lib = kMpich ? "libmpichfort.so" : "libmpi_mpifh.so";
+  const std::vector<std::string> lines = lines_with(d.err, "MPI language binding");
+  ASSERT_FALSE(lines.empty()) << describe(d);
+  bool named = false;
+  for (const std::string &l : lines)
+    named |=
+        l.find(lib) != std::string::npos && l.find(" calls enter the chain, ") != std::string::npos;
+  EXPECT_TRUE(named) << describe(d);
+}
+
+// MPI started behind pnmpi's back (a direct PMPI_Init) while the configuration lists modules:
+// every rank stops with the error, at the first call pnmpi sees or at exit.
+TEST(StartedBehindPnmpi, FirstCallStopsTheJob) {
+  MpiJob job;
+  job.program = {bin("start_behind_pnmpi")};
+  job.preload = PNMPI_LIBRARY;
+  job.env["PNMPI_LIB_PATH"] = std::string(FORTRAN_TEST_MODULE_DIR);
+  const std::string conf = write_temp_file(test_name() + ".conf", "module calls\n");
+  job.env["PNMPI_CONF"] = conf;
+  job.timeout_s = 60;
+  const RunResult r = run_mpi(job);
+  EXPECT_FALSE(r.timed_out) << describe(r);
+  EXPECT_NE(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(starting_with(r.out, "app:").empty()) << describe(r);
+  const std::string message = "pnmpi: " + conf +
+                              ": MPI was started without passing through pnmpi's MPI_Init or "
+                              "MPI_Init_thread (the first call pnmpi saw was MPI_Comm_rank), so "
+                              "the 1 module(s) listed here were never loaded";
+  for (int rank = 0; rank < 2; ++rank)
+    EXPECT_EQ(lines_with(r.rank_err.at(rank), message).size(), 1u) << describe(r);
+}
+
+TEST(StartedBehindPnmpi, NoCallThroughPnmpiStopsAtExit) {
+  MpiJob job;
+  job.program = {bin("start_behind_pnmpi"), "pmpi"};
+  job.preload = PNMPI_LIBRARY;
+  job.env["PNMPI_LIB_PATH"] = std::string(FORTRAN_TEST_MODULE_DIR);
+  const std::string conf = write_temp_file(test_name() + ".conf", "module calls\n");
+  job.env["PNMPI_CONF"] = conf;
+  job.timeout_s = 60;
+  const RunResult r = run_mpi(job);
+  EXPECT_FALSE(r.timed_out) << describe(r);
+  EXPECT_NE(r.exit_code, 0) << describe(r);
+  const std::string message = "pnmpi: " + conf +
+                              ": MPI was started without passing through pnmpi's MPI_Init or "
+                              "MPI_Init_thread (no MPI call of the run passed through pnmpi)";
+  for (int rank = 0; rank < 2; ++rank)
+    EXPECT_EQ(lines_with(r.rank_err.at(rank), message).size(), 1u) << describe(r);
+}
+
+TEST(StartedBehindPnmpi, WithoutModulesTheRunGoesOn) {
+  for (const char *mode : {"calls", "pmpi"}) {
+    MpiJob job;
+    job.program = {bin("start_behind_pnmpi"), mode};
+    job.preload = PNMPI_LIBRARY;
+    job.env["PNMPI_CONF"] = write_temp_file(test_name() + ".conf", "# no module\n");
+    job.timeout_s = 60;
+    const RunResult r = run_mpi(job);
+    EXPECT_EQ(r.exit_code, 0) << mode << "\n" << describe(r);
+    EXPECT_EQ(starting_with(r.out, "app: rank").size(), 2u) << mode << "\n" << describe(r);
+  }
+}
+
+} // namespace
+} // namespace pnmpi::test
