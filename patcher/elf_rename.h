@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <vector>
 
@@ -87,6 +88,10 @@ struct DynamicEntry {
   std::uint64_t file_offset = 0;
 };
 
+/// The largest file ElfObject::load() reads: PMPI tools are a few megabytes, and the patcher
+/// holds a few copies of its input in memory.
+constexpr std::uint64_t kMaxInputSize = std::uint64_t(1) << 30;
+
 /// A validated, read-only view of an ELF shared object: everything pnmpi-patch needs, decoded
 /// once by libelf (ELF32/ELF64, either byte order). parse() checks every offset, size and
 /// index it uses against the file before use and throws PatchError otherwise; afterwards all
@@ -95,8 +100,15 @@ class ElfObject {
 public:
   /// Parses `bytes`; `label` (usually the path) starts every error message.
   static ElfObject parse(std::vector<unsigned char> bytes, std::string label);
-  /// Reads the regular file at `path` and parses it.
-  static ElfObject load(const std::string &path);
+  /// Reads the regular file at `path` and parses it. Anything else (a FIFO, a device, a
+  /// directory) and a file larger than `max_size` are refused before a byte is read, and a
+  /// FIFO is never waited on. `status` receives the fstat(2) of the file read.
+  static ElfObject load(const std::string &path, struct stat &status,
+                        std::uint64_t max_size = kMaxInputSize);
+  static ElfObject load(const std::string &path) {
+    struct stat status;
+    return load(path, status);
+  }
 
   const std::string &label() const { return m_label; }
   const std::vector<unsigned char> &bytes() const { return m_bytes; }

@@ -6,11 +6,13 @@
 
 #include "elf_rename.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <new>
 #include <string>
 #include <sys/stat.h>
 #include <vector>
@@ -136,6 +138,13 @@ std::string target_of(const Options &options, const struct stat &in_stat, bool &
   return real_path(options.out);
 }
 
+/// The file just written, read back; it may be larger than an input may be.
+pnmpi::ElfObject reload(const std::string &written, std::uint64_t size) {
+  struct stat status;
+  return pnmpi::ElfObject::load(written, status,
+                                std::max<std::uint64_t>(size, pnmpi::kMaxInputSize));
+}
+
 std::string describe(const pnmpi::RenamePlan &plan) {
   std::size_t unversioned = 0;
   for (const pnmpi::Rename &r : plan.renames)
@@ -155,18 +164,18 @@ std::string relocation_note(const pnmpi::RenamePlan &plan) {
   return "; the new names went into a copy of '.dynstr' in a new segment, because " + why;
 }
 
-int run(const Options &options) {
-  const pnmpi::ElfObject in = pnmpi::ElfObject::load(options.in);
+/// `subject` names the file that an error which does not name one itself (std::bad_alloc)
+/// is about: IN, then the target once writing starts.
+int run(const Options &options, std::string &subject) {
+  subject = options.in;
+  struct stat in_stat;
+  const pnmpi::ElfObject in = pnmpi::ElfObject::load(options.in, in_stat);
   const pnmpi::RenamePlan plan = pnmpi::plan_renames(in);
 
   if (options.list)
     for (const pnmpi::Rename &r : plan.renames)
       std::cout << r.from << (r.version.empty() ? "" : "@" + r.version) << " -> " << r.to << "\n";
 
-  struct stat in_stat;
-  if (stat(options.in.c_str(), &in_stat) != 0)
-    throw pnmpi::PatchError(pnmpi::PatchErrorKind::io,
-                            options.in + ": cannot stat: " + std::strerror(errno));
   const bool writes = !options.dry_run && !options.list;
   bool in_place = false;
   const std::string target = writes ? target_of(options, in_stat, in_place) : "";
@@ -174,12 +183,14 @@ int run(const Options &options) {
   if (plan.renames.empty()) {
     std::cerr << "pnmpi-patch: warning: " << in.label()
               << ": nothing to rename: it imports no PMPI_ symbol\n";
-    if (writes && !in_place)
+    if (writes && !in_place) {
+      subject = target;
       pnmpi::write_file_atomically(
           target, in.bytes(), in_stat.st_mode, [&in](const std::string &written) {
-            if (pnmpi::ElfObject::load(written).bytes() != in.bytes())
+            if (reload(written, in.bytes().size()).bytes() != in.bytes())
               throw pnmpi::PatchError(pnmpi::PatchErrorKind::internal, written + ": copy differs");
           });
+    }
     return kExitOk;
   }
 
@@ -193,9 +204,10 @@ int run(const Options &options) {
     return kExitOk;
   }
 
+  subject = target;
   pnmpi::write_file_atomically(
       target, image.bytes, in_stat.st_mode, [&](const std::string &written) {
-        pnmpi::check_patched(in, plan, image, pnmpi::ElfObject::load(written));
+        pnmpi::check_patched(in, plan, image, reload(written, image.bytes.size()));
       });
   std::cout << "pnmpi-patch: renamed " << describe(plan) << " in "
             << (in_place ? target + " (in place)" : in.label() + " -> " + target)
@@ -206,19 +218,31 @@ int run(const Options &options) {
 } // namespace
 
 int main(int argc, char **argv) {
+  // Every error ends here, after the stack has unwound: a temporary output file is removed by
+  // then. An error that does not name its file (std::bad_alloc) is given the subject's name.
+  std::string subject;
+  const auto prefix = [&subject] {
+    return "pnmpi-patch: " + (subject.empty() ? std::string() : subject + ": ");
+  };
   try {
     Options options;
     if (!parse_arguments(argc, argv, options))
       return kExitOk;
-    return run(options);
+    return run(options, subject);
   } catch (const UsageError &e) {
     std::cerr << "pnmpi-patch: " << e.what() << "\nTry 'pnmpi-patch --help'.\n";
     return kExitUsage;
   } catch (const pnmpi::PatchError &e) {
     std::cerr << "pnmpi-patch: " << e.what() << "\n";
     return e.kind() == pnmpi::PatchErrorKind::already_patched ? kExitAlreadyPatched : kExitError;
+  } catch (const std::bad_alloc &) {
+    std::cerr << prefix() << "out of memory (std::bad_alloc)\n";
+    return kExitError;
   } catch (const std::exception &e) {
-    std::cerr << "pnmpi-patch: " << e.what() << "\n";
+    std::cerr << prefix() << e.what() << "\n";
+    return kExitError;
+  } catch (...) {
+    std::cerr << prefix() << "unknown error\n";
     return kExitError;
   }
 }
