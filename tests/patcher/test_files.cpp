@@ -6,9 +6,15 @@
 // leaves the node as it was and no temporary file behind. Runs that could block or eat the
 // machine run under a time limit (and, without ASan, an address-space cap).
 
+#include <cstring>
 #include <fcntl.h>
+#include <filesystem>
+#include <new>
 #include <string>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <unistd.h>
 #include <vector>
 
@@ -159,4 +165,301 @@ TEST(Files, OutOfMemoryNamesTheFileAndLeavesNothing) {
     EXPECT_EQ(r.err, error(elf, "out of memory (std::bad_alloc)"));
     EXPECT_EQ(dir.entries(), std::vector<std::string>{"big.so"});
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Outputs
+
+namespace {
+
+const char kNotRegular[] =
+    ", not a regular file; pnmpi-patch replaces only regular files: write to another OUT";
+
+struct NodeId {
+  mode_t type = 0;
+  dev_t rdev = 0;
+  ino_t ino = 0;
+  bool operator==(const NodeId &o) const {
+    return type == o.type && rdev == o.rdev && ino == o.ino;
+  }
+};
+
+/// What `path` is (not following a symbolic link).
+NodeId node(const std::string &path) {
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0)
+    return {};
+  return {static_cast<mode_t>(st.st_mode & S_IFMT), st.st_rdev, st.st_ino};
+}
+
+/// Runs pnmpi-patch on IN and OUT for a tool and for a library with nothing to rename (which
+/// is copied), and expects the refusal `message` about `out`, with `out` and `dir` unchanged.
+void expect_output_refused(const TempDir &dir, const std::string &out, const std::string &message) {
+  const NodeId before = node(out);
+  const std::vector<std::string> listing = dir.entries();
+  for (const char *in : {FAKE_TOOL, PLAIN_LIB}) {
+    SCOPED_TRACE(std::string(in) + " -> " + out);
+    const CommandResult r = run_patcher({in, out}, bounded());
+    EXPECT_EQ(r.signal, 0);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.err, error(out, message)); // OUT is checked before the nothing-to-do warning
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(node(out), before);
+    EXPECT_EQ(dir.entries(), listing);
+  }
+}
+
+} // namespace
+
+TEST(Files, DeviceAsOutputIsRefusedAndKept) {
+  TempDir dir;
+  // A private null device first, so that an unfixed patcher never gets at the real /dev/null.
+  const std::string null = dir.file("null");
+  if (mknod(null.c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0) {
+    expect_output_refused(dir, null, "is a character device" + std::string(kNotRegular));
+    ASSERT_TRUE(S_ISCHR(node(null).type)) << "the patcher replaced a device node";
+    ASSERT_FALSE(HasFailure());
+  }
+  for (const std::string device : {"/dev/null", "/dev/full"}) {
+    expect_output_refused(dir, device, "is a character device" + std::string(kNotRegular));
+    EXPECT_TRUE(S_ISCHR(node(device).type)) << device;
+  }
+}
+
+TEST(Files, FifoSocketAndLinksAsOutputAreRefused) {
+  TempDir dir;
+  const std::string fifo = dir.file("fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+  expect_output_refused(dir, fifo, "is a FIFO" + std::string(kNotRegular));
+
+  const std::string sock = dir.file("sock");
+  const int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  ASSERT_LT(sock.size(), sizeof address.sun_path);
+  std::memcpy(address.sun_path, sock.c_str(), sock.size() + 1);
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr *>(&address), sizeof address), 0);
+  close(fd);
+  expect_output_refused(dir, sock, "is a socket" + std::string(kNotRegular));
+
+  const std::string to_fifo = dir.file("to-fifo.so");
+  ASSERT_EQ(symlink("fifo", to_fifo.c_str()), 0);
+  expect_output_refused(dir, to_fifo,
+                        "is a symbolic link to fifo, which is a FIFO" + std::string(kNotRegular));
+  // A link to a private device node: a patcher that followed it to the real /dev/null would
+  // replace the machine's /dev/null.
+  const std::string null = dir.file("null");
+  if (mknod(null.c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0) {
+    const std::string to_null = dir.file("to-null.so");
+    ASSERT_EQ(symlink(null.c_str(), to_null.c_str()), 0);
+    expect_output_refused(dir, to_null,
+                          "is a symbolic link to " + null + ", which is a character device" +
+                              std::string(kNotRegular));
+    EXPECT_TRUE(S_ISCHR(node(null).type));
+  }
+  const std::string dangling = dir.file("dangling.so");
+  ASSERT_EQ(symlink("missing/tool.so", dangling.c_str()), 0);
+  expect_output_refused(dir, dangling,
+                        "is a symbolic link to a missing file (missing/tool.so); pnmpi-patch "
+                        "does not create a file through a link: remove the link or write to "
+                        "another OUT");
+  EXPECT_FALSE(exists(dir.file("missing")));
+}
+
+TEST(Files, DirectoryAsOutputIsAUsageError) {
+  TempDir dir;
+  const std::string sub = dir.file("modules");
+  ASSERT_EQ(mkdir(sub.c_str(), 0755), 0);
+  const std::string link = dir.file("link");
+  ASSERT_EQ(symlink("modules", link.c_str()), 0);
+  for (const std::string &out : {sub, link}) {
+    const CommandResult r = run_patcher({FAKE_TOOL, out}, bounded());
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(r.err, "pnmpi-patch: OUT '" + out + "' is a directory\nTry 'pnmpi-patch --help'.\n");
+    EXPECT_EQ(r.out, "");
+  }
+  EXPECT_EQ(dir.entries(), (std::vector<std::string>{"link", "modules"}));
+  EXPECT_TRUE(S_ISDIR(node(sub).type));
+  EXPECT_TRUE(std::filesystem::is_empty(sub));
+}
+
+TEST(Files, ReadOnlyTargetIsRefusedEvenForRoot) {
+  TempDir dir;
+  const std::string in = copy_of(dir, FAKE_TOOL, "tool.so", 0444);
+  const Bytes original = read_bytes(in);
+  const CommandResult r = run_patcher({"--in-place", in});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, error(in, "is read-only (mode 0444); make it writable or write to another OUT"));
+  EXPECT_EQ(read_bytes(in), original);
+  EXPECT_EQ(mode_of(in), 0444u);
+
+  const std::string out = copy_of(dir, PLAIN_LIB, "out.so", 0555);
+  const Bytes kept = read_bytes(out);
+  const CommandResult r2 = run_patcher({in, out});
+  EXPECT_EQ(r2.status, 1);
+  EXPECT_EQ(r2.err,
+            error(out, "is read-only (mode 0555); make it writable or write to another OUT"));
+  EXPECT_EQ(read_bytes(out), kept);
+  EXPECT_EQ(dir.entries(), (std::vector<std::string>{"out.so", "tool.so"}));
+  // Made writable, it is replaced.
+  ASSERT_EQ(chmod(in.c_str(), 0644), 0);
+  EXPECT_EQ(run_patcher({"--in-place", in}).status, 0);
+  EXPECT_EQ(mode_of(in), 0644u);
+}
+
+TEST(Files, AnotherUsersFileIsRefused) {
+  TempDir dir;
+  const std::string in = copy_of(dir, FAKE_TOOL, "tool.so", 0755);
+  const std::string out = copy_of(dir, PLAIN_LIB, "out.so", 0755);
+  if (chown(in.c_str(), 12345, static_cast<gid_t>(-1)) != 0 ||
+      chown(out.c_str(), 12345, static_cast<gid_t>(-1)) != 0)
+    GTEST_SKIP() << "giving a file away needs root";
+  const std::string why = ", not by you (user " + std::to_string(geteuid()) +
+                          "); replacing it would make it yours: run as its owner or write to "
+                          "another OUT";
+  const Bytes original = read_bytes(in);
+  const CommandResult r = run_patcher({"--in-place", in});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, error(in, "is owned by user 12345" + why));
+  EXPECT_EQ(read_bytes(in), original);
+  const CommandResult r2 = run_patcher({FAKE_TOOL, out});
+  EXPECT_EQ(r2.status, 1);
+  EXPECT_EQ(r2.err, error(out, "is owned by user 12345" + why));
+  EXPECT_EQ(read_bytes(out), read_bytes(PLAIN_LIB));
+  EXPECT_EQ(dir.entries(), (std::vector<std::string>{"out.so", "tool.so"}));
+}
+
+TEST(Files, ReplacedFileKeepsItsModeAndGroup) {
+  TempDir dir;
+  const std::string in = copy_of(dir, FAKE_TOOL, "tool.so", 0755);
+  const std::string out = copy_of(dir, PLAIN_LIB, "out.so", 0640);
+  const bool root = chown(out.c_str(), static_cast<uid_t>(-1), 12345) == 0;
+  const CommandResult r = run_patcher({in, out});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "pnmpi-patch: renamed 3 PMPI_ import(s) to XMPI_ in " + in + " -> " + out + "\n");
+  EXPECT_EQ(mode_of(out), 0640u);
+  struct stat st;
+  ASSERT_EQ(stat(out.c_str(), &st), 0);
+  if (root) {
+    EXPECT_EQ(st.st_gid, 12345u);
+  }
+  // --in-place keeps set-id bits too.
+  ASSERT_EQ(chmod(in.c_str(), 02750), 0);
+  EXPECT_EQ(run_patcher({"--in-place", in}).status, 0);
+  EXPECT_EQ(mode_of(in), 02750u);
+  EXPECT_EQ(dir.entries(), (std::vector<std::string>{"out.so", "tool.so"}));
+}
+
+TEST(Files, HardLinkedTargetIsRefused) {
+  TempDir dir;
+  const std::string in = copy_of(dir, FAKE_TOOL, "tool.so");
+  const Bytes original = read_bytes(in);
+  const std::string twin = dir.file("twin.so");
+  ASSERT_EQ(link(in.c_str(), twin.c_str()), 0);
+  const std::string links = " has 2 hard links; replacing it would change this name only and "
+                            "leave the other links with the old contents: remove the other "
+                            "links or write to another OUT";
+  // OUT is another name of IN: not "in place", and not half-done either.
+  const CommandResult r = run_patcher({in, twin});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "pnmpi-patch: " + twin + ":" + links + "\n");
+  EXPECT_EQ(r.out, "");
+  const CommandResult r2 = run_patcher({"--in-place", in});
+  EXPECT_EQ(r2.status, 1);
+  EXPECT_EQ(r2.err, "pnmpi-patch: " + in + ":" + links + "\n");
+  const CommandResult r3 = run_patcher({PLAIN_LIB, twin});
+  EXPECT_EQ(r3.status, 1);
+  EXPECT_EQ(read_bytes(in), original);
+  EXPECT_EQ(read_bytes(twin), original);
+  EXPECT_EQ(node(in), node(twin));
+  EXPECT_EQ(dir.entries(), (std::vector<std::string>{"tool.so", "twin.so"}));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The library: what write_file_atomically() does when the target changes under it
+
+namespace {
+
+/// Expects `f` to throw PatchError of `kind` with exactly `message`.
+template <class F> void expect_patch_error(F f, PatchErrorKind kind, const std::string &message) {
+  try {
+    f();
+    ADD_FAILURE() << "no error; expected: " << message;
+  } catch (const PatchError &e) {
+    EXPECT_EQ(e.what(), message);
+    EXPECT_EQ(static_cast<int>(e.kind()), static_cast<int>(kind)) << e.what();
+  }
+}
+
+} // namespace
+
+TEST(AtomicWrite, TargetCreatedMeanwhileIsNotReplaced) {
+  TempDir dir;
+  const std::string target = dir.file("out.so");
+  const OutputTarget checked = check_output(target);
+  EXPECT_FALSE(checked.exists);
+  expect_patch_error(
+      [&] {
+        write_file_atomically(checked, {1, 2, 3}, 0755,
+                              [&](const std::string &) { write_bytes(target, {7}); });
+      },
+      PatchErrorKind::io,
+      target + ": was created by another process while pnmpi-patch was writing; nothing was "
+               "written: run pnmpi-patch again");
+  EXPECT_EQ(read_bytes(target), Bytes{7});
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"out.so"});
+}
+
+TEST(AtomicWrite, TargetSwappedMeanwhileIsNotReplaced) {
+  TempDir dir;
+  const std::string target = dir.file("out.so");
+  write_bytes(target, {9});
+  const OutputTarget checked = check_output(target);
+  EXPECT_TRUE(checked.exists);
+  const std::string fifo = dir.file("fifo");
+  expect_patch_error(
+      [&] {
+        write_file_atomically(checked, {1, 2, 3}, 0755, [&](const std::string &) {
+          // Another process puts a FIFO where the checked file was.
+          ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+          ASSERT_EQ(rename(fifo.c_str(), target.c_str()), 0);
+        });
+      },
+      PatchErrorKind::io,
+      target + ": was replaced or removed by another process while pnmpi-patch was writing; "
+               "nothing was written: run pnmpi-patch again");
+  struct stat st;
+  ASSERT_EQ(lstat(target.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"out.so"});
+}
+
+TEST(AtomicWrite, AnyExceptionLeavesNothing) {
+  TempDir dir;
+  const std::string target = dir.file("out.so");
+  write_bytes(target, {9});
+  EXPECT_THROW(write_file_atomically(target, {1, 2, 3}, 0755,
+                                     [](const std::string &) { throw std::bad_alloc(); }),
+               std::bad_alloc);
+  EXPECT_EQ(read_bytes(target), Bytes{9});
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"out.so"});
+}
+
+TEST(AtomicWrite, CheckOutputFollowsLinksToRegularFiles) {
+  TempDir dir;
+  const std::string real = dir.file("libtool.so.1");
+  write_bytes(real, {1});
+  const std::string link = dir.file("libtool.so");
+  ASSERT_EQ(symlink("libtool.so.1", link.c_str()), 0);
+  const OutputTarget target = check_output(link);
+  EXPECT_TRUE(target.exists);
+  EXPECT_EQ(target.path, std::filesystem::canonical(real).string());
+  write_file_atomically(target, {2, 3}, 0640, [](const std::string &) {});
+  EXPECT_EQ(read_bytes(real), (Bytes{2, 3}));
+  struct stat st;
+  ASSERT_EQ(lstat(link.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+  EXPECT_EQ(dir.entries(), (std::vector<std::string>{"libtool.so", "libtool.so.1"}));
 }
