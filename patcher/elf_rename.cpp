@@ -21,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1516,6 +1517,21 @@ void write_file_atomically(const OutputTarget &target, const std::vector<unsigne
   auto io_error = [&path](const std::string &what) {
     fail(PatchErrorKind::io, path, what + ": " + std::strerror(errno));
   };
+
+  // While the temporary file exists, the signals that would end the process wait until it
+  // is renamed or removed; SIGXFSZ (over RLIMIT_FSIZE) then fails write() with EFBIG instead.
+  // Declared first, so that it is restored last.
+  struct SignalBlock {
+    sigset_t saved;
+    SignalBlock() {
+      sigset_t set;
+      sigemptyset(&set);
+      for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGXFSZ})
+        sigaddset(&set, signal);
+      pthread_sigmask(SIG_BLOCK, &set, &saved);
+    }
+    ~SignalBlock() { pthread_sigmask(SIG_SETMASK, &saved, nullptr); }
+  } block;
 
   // Every step below is relative to this one directory, so that a directory renamed or
   // replaced by a link meanwhile cannot redirect the output.

@@ -6,6 +6,8 @@
 // leaves the node as it was and no temporary file behind. Runs that could block or eat the
 // machine run under a time limit (and, without ASan, an address-space cap).
 
+#include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
@@ -462,4 +464,42 @@ TEST(AtomicWrite, CheckOutputFollowsLinksToRegularFiles) {
   ASSERT_EQ(lstat(link.c_str(), &st), 0);
   EXPECT_TRUE(S_ISLNK(st.st_mode));
   EXPECT_EQ(dir.entries(), (std::vector<std::string>{"libtool.so", "libtool.so.1"}));
+}
+
+namespace {
+
+char g_temporary[4096];
+volatile sig_atomic_t g_signals = 0;
+volatile sig_atomic_t g_temporary_existed = 0;
+
+extern "C" void note_signal(int) {
+  ++g_signals;
+  if (access(g_temporary, F_OK) == 0)
+    g_temporary_existed = 1;
+}
+
+} // namespace
+
+TEST(AtomicWrite, TerminationWaitsUntilTheTemporaryFileIsGone) {
+  TempDir dir;
+  const std::string target = dir.file("out.so");
+  struct sigaction action {};
+  action.sa_handler = note_signal;
+  sigemptyset(&action.sa_mask);
+  struct sigaction saved {};
+  ASSERT_EQ(sigaction(SIGTERM, &action, &saved), 0);
+  g_signals = 0;
+  g_temporary_existed = 0;
+  EXPECT_THROW(write_file_atomically(target, {1, 2, 3}, 0755,
+                                     [](const std::string &temporary) {
+                                       std::snprintf(g_temporary, sizeof g_temporary, "%s",
+                                                     temporary.c_str());
+                                       raise(SIGTERM); // as if the user pressed Ctrl-C
+                                       throw PatchError(PatchErrorKind::internal, "stopped");
+                                     }),
+               PatchError);
+  sigaction(SIGTERM, &saved, nullptr);
+  EXPECT_EQ(g_signals, 1);
+  EXPECT_EQ(g_temporary_existed, 0) << "the signal arrived while " << g_temporary << " existed";
+  EXPECT_TRUE(dir.entries().empty());
 }
