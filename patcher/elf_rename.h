@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <vector>
 
@@ -87,6 +88,10 @@ struct DynamicEntry {
   std::uint64_t file_offset = 0;
 };
 
+/// The largest file ElfObject::load() reads: PMPI tools are a few megabytes, and the patcher
+/// holds a few copies of its input in memory.
+constexpr std::uint64_t kMaxInputSize = std::uint64_t(1) << 30;
+
 /// A validated, read-only view of an ELF shared object: everything pnmpi-patch needs, decoded
 /// once by libelf (ELF32/ELF64, either byte order). parse() checks every offset, size and
 /// index it uses against the file before use and throws PatchError otherwise; afterwards all
@@ -95,8 +100,15 @@ class ElfObject {
 public:
   /// Parses `bytes`; `label` (usually the path) starts every error message.
   static ElfObject parse(std::vector<unsigned char> bytes, std::string label);
-  /// Reads the regular file at `path` and parses it.
-  static ElfObject load(const std::string &path);
+  /// Reads the regular file at `path` and parses it. Anything else (a FIFO, a device, a
+  /// directory) and a file larger than `max_size` are refused before a byte is read, and a
+  /// FIFO is never waited on. `status` receives the fstat(2) of the file read.
+  static ElfObject load(const std::string &path, struct stat &status,
+                        std::uint64_t max_size = kMaxInputSize);
+  static ElfObject load(const std::string &path) {
+    struct stat status;
+    return load(path, status);
+  }
 
   const std::string &label() const { return m_label; }
   const std::vector<unsigned char> &bytes() const { return m_bytes; }
@@ -231,9 +243,30 @@ bool align_up(std::uint64_t value, std::uint64_t align, std::uint64_t &result);
 /// The SysV ELF hash of `name`.
 std::uint32_t elf_sysv_hash(std::string_view name);
 
-/// Writes `bytes` to `path` atomically: a temporary file in the same directory with mode
-/// `mode`, then `check(temporary path)`, then rename(2). On any failure the temporary file
-/// is removed and `path` is left as it was.
+/// A file about to be created or replaced, as check_output() found it.
+struct OutputTarget {
+  std::string path;      ///< the name to create or replace (a symbolic link resolved)
+  bool exists = false;   ///< false: `path` names nothing yet
+  struct stat status {}; ///< of the file to replace, when it exists
+};
+
+/// Resolves `path` for writing and refuses (PatchError) to replace anything that is not the
+/// caller's own writable regular file: a directory, a device, a FIFO, a socket (also behind a
+/// symbolic link), a dangling link, a file owned by another user (root included), a file
+/// whose mode denies its owner writing, and a file with other hard links (replacing one name
+/// would leave the others with the old contents). A symbolic link to a regular file is
+/// followed: the file it names is the target.
+OutputTarget check_output(const std::string &path);
+
+/// Writes `bytes` to `target` atomically: a temporary file created exclusively in the same
+/// directory with mode `mode` (and, when replacing, the group of the file replaced), then
+/// `check(temporary path)`, then rename(2), provided `target` is still what check_output()
+/// found: never over a file created or swapped in meanwhile. On any failure, exceptions
+/// included, the temporary file is removed and the target is left as it was.
+void write_file_atomically(const OutputTarget &target, const std::vector<unsigned char> &bytes,
+                           mode_t mode, const std::function<void(const std::string &)> &check);
+
+/// check_output(path), then write_file_atomically() to it.
 void write_file_atomically(const std::string &path, const std::vector<unsigned char> &bytes,
                            mode_t mode, const std::function<void(const std::string &)> &check);
 

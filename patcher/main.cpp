@@ -6,11 +6,10 @@
 
 #include "elf_rename.h"
 
-#include <cerrno>
-#include <climits>
-#include <cstdlib>
-#include <cstring>
+#include <algorithm>
+#include <cstdint>
 #include <iostream>
+#include <new>
 #include <string>
 #include <sys/stat.h>
 #include <vector>
@@ -36,10 +35,14 @@ Defined symbols and all other strings stay as they are. Versioned imports
 (PMPI_Send@VER) become unversioned so that they bind to pnmpi's definitions.
 
 IN is never modified, unless --in-place is given or OUT names the same file.
-The result is written to a temporary file in the target's directory, parsed
-and validated again, then renamed over the target: there is never a partial
-output. It keeps IN's permission bits. A symbolic link given as IN with
---in-place, or as an existing OUT, is followed: the file it names is replaced.
+IN must be a regular file of at most 1 GiB. The result is written to a new
+temporary file in the target's directory, parsed and validated again, then
+renamed over the target: there is never a partial output. A new OUT gets IN's
+permission bits; a replaced file keeps its own mode and group. Only a regular
+file that you own, that its mode lets you write and that has no other hard
+link is replaced: never a device, FIFO, socket or directory, not even by root.
+A symbolic link given as IN with --in-place, or as an existing OUT, is
+followed: the file it names is replaced.
 
 Options:
   --in-place   replace IN with the patched file
@@ -54,7 +57,7 @@ Exit status:
   1  error: IN cannot be read, is not ELF, is truncated or corrupt, or is
      refused (a static archive, an object without dynamic symbols, an MPI
      library that defines PMPI_* symbols, a name that cannot be changed
-     safely); nothing is written
+     safely), or the target cannot be replaced safely; nothing is written
   2  usage error
   3  IN is already patched (imports XMPI_* and no PMPI_*); nothing is written
 )";
@@ -112,28 +115,31 @@ bool parse_arguments(int argc, char **argv, Options &options) {
   return true;
 }
 
-std::string real_path(const std::string &path) {
-  char *resolved = realpath(path.c_str(), nullptr);
-  if (!resolved)
+/// The file to write, checked; `in_place` tells whether that is IN itself.
+pnmpi::OutputTarget target_of(const Options &options, const struct stat &in_stat, bool &in_place) {
+  if (!options.in_place) {
+    struct stat out_stat;
+    if (stat(options.out.c_str(), &out_stat) == 0 && S_ISDIR(out_stat.st_mode))
+      throw UsageError("OUT '" + options.out + "' is a directory");
+  }
+  const pnmpi::OutputTarget target =
+      pnmpi::check_output(options.in_place ? options.in : options.out);
+  // check_output() refuses a file with more than one link, so the same inode means that the
+  // name replaced is IN's only name.
+  in_place = target.exists && target.status.st_dev == in_stat.st_dev &&
+             target.status.st_ino == in_stat.st_ino;
+  if (options.in_place && !in_place)
     throw pnmpi::PatchError(pnmpi::PatchErrorKind::io,
-                            path + ": cannot resolve: " + std::strerror(errno));
-  std::string result(resolved);
-  std::free(resolved);
-  return result;
+                            options.in + ": was replaced by another file while pnmpi-patch read "
+                                         "it; nothing was written: run pnmpi-patch again");
+  return target;
 }
 
-/// The file to replace, and whether that is IN itself.
-std::string target_of(const Options &options, const struct stat &in_stat, bool &in_place) {
-  in_place = options.in_place;
-  if (options.in_place)
-    return real_path(options.in);
-  struct stat out_stat;
-  if (stat(options.out.c_str(), &out_stat) != 0)
-    return options.out;
-  if (S_ISDIR(out_stat.st_mode))
-    throw UsageError("OUT '" + options.out + "' is a directory");
-  in_place = out_stat.st_dev == in_stat.st_dev && out_stat.st_ino == in_stat.st_ino;
-  return real_path(options.out);
+/// The file just written, read back; it may be larger than an input may be.
+pnmpi::ElfObject reload(const std::string &written, std::uint64_t size) {
+  struct stat status;
+  return pnmpi::ElfObject::load(written, status,
+                                std::max<std::uint64_t>(size, pnmpi::kMaxInputSize));
 }
 
 std::string describe(const pnmpi::RenamePlan &plan) {
@@ -155,31 +161,35 @@ std::string relocation_note(const pnmpi::RenamePlan &plan) {
   return "; the new names went into a copy of '.dynstr' in a new segment, because " + why;
 }
 
-int run(const Options &options) {
-  const pnmpi::ElfObject in = pnmpi::ElfObject::load(options.in);
+/// `subject` names the file that an error which does not name one itself (std::bad_alloc)
+/// is about: IN, then the target once writing starts.
+int run(const Options &options, std::string &subject) {
+  subject = options.in;
+  struct stat in_stat;
+  const pnmpi::ElfObject in = pnmpi::ElfObject::load(options.in, in_stat);
   const pnmpi::RenamePlan plan = pnmpi::plan_renames(in);
 
   if (options.list)
     for (const pnmpi::Rename &r : plan.renames)
       std::cout << r.from << (r.version.empty() ? "" : "@" + r.version) << " -> " << r.to << "\n";
 
-  struct stat in_stat;
-  if (stat(options.in.c_str(), &in_stat) != 0)
-    throw pnmpi::PatchError(pnmpi::PatchErrorKind::io,
-                            options.in + ": cannot stat: " + std::strerror(errno));
   const bool writes = !options.dry_run && !options.list;
   bool in_place = false;
-  const std::string target = writes ? target_of(options, in_stat, in_place) : "";
+  const pnmpi::OutputTarget target =
+      writes ? target_of(options, in_stat, in_place) : pnmpi::OutputTarget{};
+  // A new OUT takes IN's permission bits; a replaced file keeps its own.
+  const mode_t mode = target.exists ? target.status.st_mode : in_stat.st_mode;
 
   if (plan.renames.empty()) {
     std::cerr << "pnmpi-patch: warning: " << in.label()
               << ": nothing to rename: it imports no PMPI_ symbol\n";
-    if (writes && !in_place)
-      pnmpi::write_file_atomically(
-          target, in.bytes(), in_stat.st_mode, [&in](const std::string &written) {
-            if (pnmpi::ElfObject::load(written).bytes() != in.bytes())
-              throw pnmpi::PatchError(pnmpi::PatchErrorKind::internal, written + ": copy differs");
-          });
+    if (writes && !in_place) {
+      subject = target.path;
+      pnmpi::write_file_atomically(target, in.bytes(), mode, [&in](const std::string &written) {
+        if (reload(written, in.bytes().size()).bytes() != in.bytes())
+          throw pnmpi::PatchError(pnmpi::PatchErrorKind::internal, written + ": copy differs");
+      });
+    }
     return kExitOk;
   }
 
@@ -193,12 +203,12 @@ int run(const Options &options) {
     return kExitOk;
   }
 
-  pnmpi::write_file_atomically(
-      target, image.bytes, in_stat.st_mode, [&](const std::string &written) {
-        pnmpi::check_patched(in, plan, image, pnmpi::ElfObject::load(written));
-      });
+  subject = target.path;
+  pnmpi::write_file_atomically(target, image.bytes, mode, [&](const std::string &written) {
+    pnmpi::check_patched(in, plan, image, reload(written, image.bytes.size()));
+  });
   std::cout << "pnmpi-patch: renamed " << describe(plan) << " in "
-            << (in_place ? target + " (in place)" : in.label() + " -> " + target)
+            << (in_place ? target.path + " (in place)" : in.label() + " -> " + target.path)
             << relocation_note(plan) << "\n";
   return kExitOk;
 }
@@ -206,19 +216,31 @@ int run(const Options &options) {
 } // namespace
 
 int main(int argc, char **argv) {
+  // Every error ends here, after the stack has unwound: a temporary output file is removed by
+  // then. An error that does not name its file (std::bad_alloc) is given the subject's name.
+  std::string subject;
+  const auto prefix = [&subject] {
+    return "pnmpi-patch: " + (subject.empty() ? std::string() : subject + ": ");
+  };
   try {
     Options options;
     if (!parse_arguments(argc, argv, options))
       return kExitOk;
-    return run(options);
+    return run(options, subject);
   } catch (const UsageError &e) {
     std::cerr << "pnmpi-patch: " << e.what() << "\nTry 'pnmpi-patch --help'.\n";
     return kExitUsage;
   } catch (const pnmpi::PatchError &e) {
     std::cerr << "pnmpi-patch: " << e.what() << "\n";
     return e.kind() == pnmpi::PatchErrorKind::already_patched ? kExitAlreadyPatched : kExitError;
+  } catch (const std::bad_alloc &) {
+    std::cerr << prefix() << "out of memory (std::bad_alloc)\n";
+    return kExitError;
   } catch (const std::exception &e) {
-    std::cerr << "pnmpi-patch: " << e.what() << "\n";
+    std::cerr << prefix() << e.what() << "\n";
+    return kExitError;
+  } catch (...) {
+    std::cerr << prefix() << "unknown error\n";
     return kExitError;
   }
 }

@@ -9,13 +9,12 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <spawn.h>
 #include <sstream>
 #include <stdexcept>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char **environ;
 
 namespace pnmpi::test {
 
@@ -39,6 +38,18 @@ Bytes truncated(Bytes bytes, std::size_t count) {
   return bytes;
 }
 
+mode_t mode_of(const std::string &path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0)
+    return 0;
+  return st.st_mode & 07777;
+}
+
+bool exists(const std::string &path) {
+  struct stat st;
+  return lstat(path.c_str(), &st) == 0;
+}
+
 TempDir::TempDir() {
   const char *base = std::getenv("TMPDIR");
   std::string pattern = std::string(base && *base ? base : "/tmp") + "/pnmpi-patch-test.XXXXXX";
@@ -60,30 +71,51 @@ std::vector<std::string> TempDir::entries() const {
   return names;
 }
 
-CommandResult run(const std::vector<std::string> &argv) {
+std::string copy_of(const TempDir &dir, const std::string &source, const std::string &name,
+                    mode_t mode) {
+  const std::string path = dir.file(name);
+  write_bytes(path, read_bytes(source));
+  if (chmod(path.c_str(), mode) != 0)
+    throw std::runtime_error("cannot chmod " + path);
+  return path;
+}
+
+CommandResult run(const std::vector<std::string> &argv, const ChildLimits &limits) {
   TempDir dir;
   const std::string out_path = dir.file("out");
   const std::string err_path = dir.file("err");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0600);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0600);
   std::vector<char *> args;
   for (const std::string &a : argv)
     args.push_back(const_cast<char *>(a.c_str()));
   args.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0)
-    throw std::runtime_error("cannot run " + argv[0]);
+  // fork rather than posix_spawn, to set the limits in the child; between fork and exec the
+  // child only makes async-signal-safe calls. The alarm survives exec.
+  const pid_t pid = fork();
+  if (pid < 0)
+    throw std::runtime_error("cannot fork to run " + argv[0]);
+  if (pid == 0) {
+    const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (out < 0 || err < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+      _exit(126);
+    close(out);
+    close(err);
+    if (limits.address_space != 0) {
+      const struct rlimit cap { limits.address_space, limits.address_space };
+      if (setrlimit(RLIMIT_AS, &cap) != 0)
+        _exit(126);
+    }
+    if (limits.seconds != 0)
+      alarm(limits.seconds);
+    execv(args[0], args.data());
+    _exit(127);
+  }
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
   }
   CommandResult result;
   result.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
   const Bytes out = read_bytes(out_path);
   const Bytes err = read_bytes(err_path);
   result.out.assign(out.begin(), out.end());
@@ -91,10 +123,10 @@ CommandResult run(const std::vector<std::string> &argv) {
   return result;
 }
 
-CommandResult run_patcher(const std::vector<std::string> &args) {
+CommandResult run_patcher(const std::vector<std::string> &args, const ChildLimits &limits) {
   std::vector<std::string> argv{PNMPI_PATCH_EXE};
   argv.insert(argv.end(), args.begin(), args.end());
-  return run(argv);
+  return run(argv, limits);
 }
 
 std::vector<std::string> readelf_symbols(const std::string &path) {

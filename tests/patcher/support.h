@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <sys/types.h>
 #include <vector>
 
 #include <elf.h>
@@ -20,6 +21,10 @@ void write_bytes(const std::string &path, const Bytes &bytes);
 /// `bytes` with its last `count` bytes removed.
 Bytes truncated(Bytes bytes, std::size_t count);
 
+/// The permission bits of `path` (symbolic links followed), or 0 if it cannot be stat'ed.
+mode_t mode_of(const std::string &path);
+/// Whether `path` names anything (symbolic links not followed).
+bool exists(const std::string &path);
 /// A fresh directory, removed with its contents at the end of the scope.
 class TempDir {
 public:
@@ -36,16 +41,28 @@ private:
   std::string m_path;
 };
 
+/// A private copy of `source` named `name` in `dir`, with `mode`; returns its path.
+std::string copy_of(const TempDir &dir, const std::string &source, const std::string &name,
+                    mode_t mode = 0755);
+
 struct CommandResult {
   int status = -1; ///< exit status, or -1 if the child did not exit normally
+  int signal = 0;  ///< the signal that ended the child, or 0
   std::string out;
   std::string err;
 };
 
+/// Limits for a child: it is killed by SIGALRM after `seconds` (0: never), and its address
+/// space is capped at `address_space` bytes (0: no cap).
+struct ChildLimits {
+  unsigned seconds = 0;
+  std::uint64_t address_space = 0;
+};
+
 /// Runs `argv` (argv[0] is a path) and captures its output.
-CommandResult run(const std::vector<std::string> &argv);
+CommandResult run(const std::vector<std::string> &argv, const ChildLimits &limits = {});
 /// Runs pnmpi-patch with `args`.
-CommandResult run_patcher(const std::vector<std::string> &args);
+CommandResult run_patcher(const std::vector<std::string> &args, const ChildLimits &limits = {});
 
 /// `readelf --dyn-syms` of `path` as "Ndx Name" lines (Name with @version when versioned),
 /// one per symbol in table order: an independent reader for before/after comparisons.

@@ -20,26 +20,6 @@ namespace {
 
 const char kTry[] = "Try 'pnmpi-patch --help'.\n";
 
-mode_t mode_of(const std::string &path) {
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0)
-    return 0;
-  return st.st_mode & 07777;
-}
-
-bool exists(const std::string &path) {
-  return access(path.c_str(), F_OK) == 0;
-}
-
-/// A private copy of `source` in `dir` with `mode`.
-std::string copy_of(const TempDir &dir, const std::string &source, const std::string &name,
-                    mode_t mode = 0755) {
-  const std::string path = dir.file(name);
-  write_bytes(path, read_bytes(source));
-  chmod(path.c_str(), mode);
-  return path;
-}
-
 } // namespace
 
 TEST(Cli, HelpDocumentsExitStatus) {
