@@ -11,7 +11,10 @@ table shows medians and ratios to the native build (not linked with pnmpi):
   load ms      the core's own measurement of reading the config and loading and binding
                every module (PNMPI_DEBUG=1 line), 0 modules = an empty config
 
-Usage: bench/run_bench.py --build BUILD_DIR [--repeats N] [--quick] [--json FILE]
+With --fortran the program is bench/overhead.f90 (`use mpi`), one unchanged binary run
+natively and with libpnmpi preloaded, as Fortran applications are usually run.
+
+Usage: bench/run_bench.py --build BUILD_DIR [--fortran] [--repeats N] [--quick] [--json FILE]
 """
 
 import argparse
@@ -27,7 +30,7 @@ LINE = re.compile(r"calls_ns=([0-9.]+) pingpong_us=([0-9.]+)")
 LOAD = re.compile(r"loaded (\d+) layer\(s\) from \d+ file\(s\) in (\d+) us")
 
 
-def run_once(cfg, binary, conf_text, calls, iterations, scratch):
+def run_once(cfg, binary, conf_text, calls, iterations, scratch, preload=None):
     env = dict(os.environ)
     env.pop("PNMPI_CONF", None)
     env["HOME"] = scratch  # no stray ~/.pnmpi-conf
@@ -42,6 +45,10 @@ def run_once(cfg, binary, conf_text, calls, iterations, scratch):
     if cfg["flavor"] == "openmpi":
         env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
         argv += ["--oversubscribe", "--bind-to", "none"]
+        if preload:
+            argv += ["-x", "LD_PRELOAD=" + preload]
+    elif preload:
+        argv += ["-genv", "LD_PRELOAD", preload]
     argv += ["-np", "2", binary, str(calls), str(iterations)]
     proc = subprocess.run(argv, env=env, cwd=scratch, capture_output=True, text=True,
                           timeout=600)
@@ -60,23 +67,36 @@ def main():
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--quick", action="store_true", help="few layers, short runs (smoke test)")
     ap.add_argument("--json", help="also write the results here")
+    ap.add_argument("--fortran", action="store_true",
+                    help="the Fortran program, native and preloaded (1 and 10 layers)")
     args = ap.parse_args()
     with open(os.path.join(args.build, "bench", "bench_config.json")) as f:
         cfg = json.load(f)
 
-    layer_counts = [1, 10] if args.quick else [1, 10, 100, 1000]
     base_calls = 200000 if args.quick else 20000000
     iterations = 2000 if args.quick else 20000
-    scenarios = [("native", cfg["native"], None, 0), ("stub, no module", cfg["linked"], "", 0),
-                 ("1 module, not wrapping", cfg["linked"], "module nowrap\n", 0)]
-    scenarios += [("%d empty layer%s" % (k, "s" if k > 1 else ""), cfg["linked"],
-                   "module empty\n" * k, k) for k in layer_counts]
+    if args.fortran:
+        if not cfg.get("fortran"):
+            sys.exit("run_bench: this build has no Fortran benchmark (no MPI Fortran compiler)")
+        # (name, binary, config, layers, preload)
+        program, lib = cfg["fortran"], cfg["libpnmpi"]
+        scenarios = [("native (Fortran)", program, None, 0, None),
+                     ("stub, no module", program, "", 0, lib),
+                     ("1 empty layer", program, "module empty\n", 1, lib),
+                     ("10 empty layers", program, "module empty\n" * 10, 10, lib)]
+    else:
+        layer_counts = [1, 10] if args.quick else [1, 10, 100, 1000]
+        scenarios = [("native", cfg["native"], None, 0, None),
+                     ("stub, no module", cfg["linked"], "", 0, None),
+                     ("1 module, not wrapping", cfg["linked"], "module nowrap\n", 0, None)]
+        scenarios += [("%d empty layer%s" % (k, "s" if k > 1 else ""), cfg["linked"],
+                       "module empty\n" * k, k, None) for k in layer_counts]
 
     results = []
     with tempfile.TemporaryDirectory(prefix="pnmpi-bench-") as scratch:
-        for name, binary, conf, layers in scenarios:
+        for name, binary, conf, layers, preload in scenarios:
             calls = max(20000, int(base_calls / (1 + layers / 4)))
-            runs = [run_once(cfg, binary, conf, calls, iterations, scratch)
+            runs = [run_once(cfg, binary, conf, calls, iterations, scratch, preload)
                     for _ in range(args.repeats)]
             loads = [r[2] for r in runs if r[2] is not None]
             results.append({
@@ -88,8 +108,9 @@ def main():
             print("  measured: %-24s" % name, file=sys.stderr, flush=True)
 
     native, stub = results[0], results[1]
-    print("pnmpi overhead (%s, %d ranks, median of %d runs; ratios vs native in this run)"
-          % (cfg["flavor"], 2, args.repeats))
+    print("pnmpi overhead%s (%s, %d ranks, median of %d runs; ratios vs native in this run)"
+          % (" for Fortran, MPI_COMM_RANK" if args.fortran else "", cfg["flavor"], 2,
+             args.repeats))
     print("%-24s %10s %8s %12s %12s %8s %9s" % ("scenario", "call ns", "ratio", "ns/layer",
                                                 "pingpong us", "ratio", "load ms"))
     for r in results:

@@ -6,6 +6,7 @@
 set -euo pipefail
 
 packages=(cmake make g++ gcc gfortran python3 pkg-config
+          quantum-espresso quantum-espresso-data
           libgtest-dev googletest
           libopenmpi-dev openmpi-bin libmpich-dev mpich
           libelf-dev patchelf elfutils

@@ -302,6 +302,60 @@ TEST(Fortran, BindingsAreRedirectedAndSaySo) {
   EXPECT_TRUE(named) << describe(d);
 }
 
+// A real Fortran application from Debian (built against Open MPI): a silicon SCF of Quantum
+// ESPRESSO on 2 ranks under the monitor, preloaded. The total energy must be the one of the
+// same run without pnmpi, and the monitor's application point-to-point matrix must equal
+// Open MPI's own monitoring's (its E lines), measured in the same job.
+TEST(QuantumEspresso, SiliconScfUnderTheMonitor) {
+  const std::string pw = "/usr/bin/pw.x", pseudo = "/usr/share/espresso/pseudo";
+  if (kMpich)
+    GTEST_SKIP() << "Debian's Quantum ESPRESSO is built against Open MPI";
+  if (!fs::exists(pw) || !fs::exists(pseudo + "/Si.pz-vbc.UPF"))
+    GTEST_SKIP() << "needs Debian's quantum-espresso and quantum-espresso-data (scripts/deps.sh)";
+  const std::string dir = scratch();
+  auto input = [&](const std::string &out) {
+    return write_temp_file(test_name() + "." + out + ".in",
+                           "&control\n  calculation = 'scf', prefix = 'si', outdir = '" + dir +
+                               "/" + out + "', pseudo_dir = '" + pseudo +
+                               "'\n/\n&system\n  ibrav = 2, celldm(1) = 10.20, nat = 2, ntyp = 1, "
+                               "ecutwfc = 18.0\n/\n&electrons\n/\nATOMIC_SPECIES\n Si 28.086 "
+                               "Si.pz-vbc.UPF\nATOMIC_POSITIONS alat\n Si 0.00 0.00 0.00\n Si "
+                               "0.25 0.25 0.25\nK_POINTS automatic\n 4 4 4 1 1 1\n");
+  };
+  auto energy = [](const RunResult &r) {
+    const std::vector<std::string> lines = starting_with(r.out, "!    total energy");
+    return lines.size() == 1 ? lines[0] : std::string("(no single total energy line)");
+  };
+
+  MpiJob native;
+  native.program = {pw, "-in", input("native")};
+  native.timeout_s = 300;
+  const RunResult base = run_mpi(native);
+  ASSERT_EQ(base.exit_code, 0) << describe(base);
+
+  MpiJob job = native;
+  job.program = {pw, "-in", input("pnmpi")};
+  job.preload = PNMPI_LIBRARY;
+  job.env["PNMPI_LIB_PATH"] = PNMPI_MODULE_BUILD_DIR;
+  job.env["PNMPI_CONF"] =
+      write_temp_file(test_name() + ".conf", "module monitor\nargument output " + dir + "/mon\n");
+  job.env["OMPI_MCA_pml_monitoring_enable"] = "2";
+  job.env["OMPI_MCA_pml_monitoring_enable_output"] = "3";
+  job.env["OMPI_MCA_pml_monitoring_filename"] = dir + "/ompi";
+  const RunResult r = run_mpi(job);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(energy(r), energy(base));
+  EXPECT_NE(energy(r).find("Ry"), std::string::npos) << describe(r);
+
+  const ProfSet ours = read_prof_set(dir + "/mon", 2), theirs = read_prof_set(dir + "/ompi", 2);
+  ASSERT_TRUE(ours.problems.empty()) << ours.problems;
+  ASSERT_TRUE(theirs.problems.empty()) << theirs.problems;
+  ASSERT_TRUE(ours.lines.count("E")) << describe(r);
+  ASSERT_TRUE(theirs.lines.count("E")) << describe(r);
+  EXPECT_FALSE(ours.lines.at("E").empty());
+  EXPECT_EQ(diff(ours.lines.at("E"), theirs.lines.at("E")), "");
+}
+
 // MPI started behind pnmpi's back (a direct PMPI_Init) while the configuration lists modules:
 // every rank stops with the error, at the first call pnmpi sees or at exit.
 TEST(StartedBehindPnmpi, FirstCallStopsTheJob) {
