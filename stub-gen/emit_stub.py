@@ -10,6 +10,10 @@ is how a module tells the application's calls from those of the modules above it
 with `before` work (loading, finalizing) note the entry before that work, on both paths, so
 that the modules' hooks run under it.
 
+A module that calls a routine by its public name (MPI_Wtime inside its MPI_Send wrapper, say)
+is bound by the core to the routine's nested entry instead: the same chain from the top,
+without the note, so the application's entry stays what the application entered.
+
 Until the core is loaded every routine's bit is set and its head is its pending function,
 which asks the core whether MPI was started behind pnmpi's back (a direct PMPI_Init) before
 passing the call to MPI: a run never goes on silently without the configured modules. The
@@ -20,13 +24,13 @@ function.
 import emit_common as c
 
 
-def emit_routine(routine):
-    note = "pnmpi_note_entry(%s);" % routine.id_name
+def emit_routine(routine, nested=False):
+    note = [] if nested else ["pnmpi_note_entry(%s);" % routine.id_name]
     body, wrapped = [], []
     if routine.before:
-        body = ["  " + note] + ["  %s();" % f for f in routine.before]
+        body = ["  " + n for n in note] + ["  %s();" % f for f in routine.before]
     else:
-        wrapped = ["    " + note]
+        wrapped = ["    " + n for n in note]
     wrapped += c.returning_call(routine, c.cast_call(routine, "pnmpi_head[%s]" % routine.id_name),
                                 routine.arg_names(), "    ")
     body.append("  if (pnmpi_routine_wrapped(%s))%s" % (routine.id_name,
@@ -35,7 +39,13 @@ def emit_routine(routine):
     if len(wrapped) > 1:
         body.append("  }")
     body += c.returning_call(routine, routine.pmpi_name, routine.arg_names())
+    if nested:
+        return c.function("static ", routine, nested_name(routine), body)
     return c.function("PNMPI_API ", routine, routine.name, body)
+
+
+def nested_name(routine):
+    return "pnmpi_nested_" + routine.name
 
 
 def pending_name(routine):
@@ -56,6 +66,9 @@ def emit_initial_tables(api):
     out += ["  UINT64_MAX,\n"] * words
     out.append("};\n\nPNMPI_INTERNAL pnmpi_fn_any pnmpi_head[PNMPI_NUM_ROUTINES] = {\n")
     out += ["  [%s] = (pnmpi_fn_any)&%s,\n" % (r.id_name, pending_name(r)) for r in stubbed]
+    out.append("};\n\nconst pnmpi_fn_any pnmpi_nested_table[PNMPI_NUM_ROUTINES] = {\n")
+    out += ["  [%s] = (pnmpi_fn_any)&%s,\n" % (r.id_name, r.name if r.manual else nested_name(r))
+            for r in api.routines]
     out.append("};\n")
     return out
 
@@ -70,6 +83,7 @@ def emit(api):
         out += ["PNMPI_INTERNAL void %s(void);\n" % f for f in before]
     for r in api.routines:
         if not r.manual:
-            out += ["\n", emit_pending(r), "\n", emit_routine(r)]
+            out += ["\n", emit_pending(r), "\n", emit_routine(r, nested=True), "\n",
+                    emit_routine(r)]
     out += emit_initial_tables(api)
     return {"pnmpi_stub.c": "".join(out)}

@@ -151,7 +151,10 @@ void Core::load() {
 
   m_stacks = build_link_stacks(views, PNMPI_NUM_ROUTINES, static_cast<int>(m_config.stacks.size()),
                                m_bottom);
-  bind_call_sites(views, m_stacks.heads.size(), m_bottom, to_bottom_routines());
+  std::vector<std::uintptr_t> top(PNMPI_NUM_ROUTINES);
+  for (unsigned id = 0; id < PNMPI_NUM_ROUTINES; ++id)
+    top[id] = reinterpret_cast<std::uintptr_t>(pnmpi_nested_table[id]);
+  bind_call_sites(views, m_stacks.heads.size(), m_bottom, to_bottom_routines(), top);
 
   publish(&m_stacks);
   if (debug_level() >= 3) {

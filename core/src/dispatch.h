@@ -45,6 +45,11 @@ PNMPI_INTERNAL extern const pnmpi_fn_any pnmpi_pmpi_table[PNMPI_NUM_ROUTINES];
  * the chain (generated). */
 PNMPI_INTERNAL extern const pnmpi_fn_any pnmpi_entry_table[PNMPI_NUM_ROUTINES];
 
+/** For every routine, MPI_X without the entry note: where a module's calls by public names
+ * are bound, so that they enter the chain at the top without changing the application's
+ * entry (generated in pnmpi_stub.c). */
+PNMPI_INTERNAL extern const pnmpi_fn_any pnmpi_nested_table[PNMPI_NUM_ROUTINES];
+
 /** One bit of a bit set stored as 64-bit words. The only place bit arithmetic lives. */
 static inline int pnmpi_bit_test(const uint64_t *words, unsigned bit) {
   return (int)((words[bit >> 6] >> (bit & 63u)) & 1u);

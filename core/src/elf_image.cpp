@@ -235,8 +235,10 @@ ElfImage read_elf_image(const std::vector<unsigned char> &bytes, const std::stri
     return {begin, static_cast<std::size_t>(static_cast<const char *>(nul) - begin)};
   };
 
-  // What each symbol is to us: -1 nothing, otherwise the routine id of the call site it names.
+  // What each symbol is to us: -1 nothing, otherwise the routine id of the call site it names
+  // (and whether the module calls the routine by its public name).
   std::vector<int> site_of(nsyms, -1);
+  std::vector<bool> public_name(nsyms, false);
   for (std::uint64_t i = 1; i < nsyms; ++i) {
     const ElfW(Sym) &s = syms[i];
     const std::string_view name = name_of(s);
@@ -256,6 +258,9 @@ ElfImage read_elf_image(const std::vector<unsigned char> &bytes, const std::stri
         image.wrappers.push_back({static_cast<unsigned>(id), s.st_value});
     } else if (exported && (name.substr(0, 6) == "PNMPI_" || name.substr(0, 6) == "pnmpi_")) {
       image.pnmpi_syms.emplace(std::string(name), s.st_value);
+    } else if (!defined && name.substr(0, 4) == "MPI_") {
+      site_of[i] = routines.find(name);
+      public_name[i] = true;
     } else if (!defined && name.substr(0, 5) == "PMPI_") {
       image.pmpi_imports.emplace_back(name);
     } else if (!defined && name.substr(0, 5) == "XMPI_") {
@@ -295,7 +300,8 @@ ElfImage read_elf_image(const std::vector<unsigned char> &bytes, const std::stri
                std::string(name_of(syms[sym])) +
                " cannot be bound by pnmpi; rebuild the tool with -fPIC");
       image.sites.push_back({static_cast<unsigned>(site_of[sym]), rel[i].r_offset, type,
-                             static_cast<std::int64_t>(rel[i].r_addend), plus_addend});
+                             static_cast<std::int64_t>(rel[i].r_addend), plus_addend,
+                             public_name[sym]});
     }
   };
   scan(rela, relasz, "DT_RELA");

@@ -26,7 +26,8 @@ struct ElfImage {
     std::uint64_t offset;
     std::uint32_t type;
     std::int64_t addend;
-    bool plus_addend; ///< the stored value is S + A rather than S
+    bool plus_addend;         ///< the stored value is S + A rather than S
+    bool public_name = false; ///< a module's call by the public `MPI_X`, not `XMPI_X`
   };
   struct Range {
     std::uint64_t begin;
@@ -55,7 +56,8 @@ private:
 
 /// Which imports of an object are call sites to bind.
 enum class SiteNames {
-  Xmpi, ///< a module: its `XMPI_X` (the renamed `PMPI_X`) reach the next layer
+  Xmpi, ///< a module: its `XMPI_X` (the renamed `PMPI_X`) reach the next layer, its `MPI_X`
+        ///< the top of the chain
   Mpi,  ///< an MPI language binding: its `PMPI_X` and `MPI_X` reach the chain's entry
 };
 

@@ -92,8 +92,8 @@ void bind_imports(std::uintptr_t base, const ElfImage &image,
 }
 
 void bind_call_sites(const std::vector<LayerView> &layers, std::size_t stack_count,
-                     const std::vector<std::uintptr_t> &bottom,
-                     const std::vector<bool> &to_bottom) {
+                     const std::vector<std::uintptr_t> &bottom, const std::vector<bool> &to_bottom,
+                     const std::vector<std::uintptr_t> &top) {
   // Walk the layers from the last to the first, keeping for each stack the address a call
   // to each routine must reach from here: one pass, O(sites + wrappers).
   std::vector<std::vector<std::uintptr_t>> next(stack_count, bottom);
@@ -101,6 +101,8 @@ void bind_call_sites(const std::vector<LayerView> &layers, std::size_t stack_cou
     const LayerView &layer = layers[i];
     std::vector<std::uintptr_t> &reach = next[layer.stack];
     write_sites(layer.base, *layer.image, [&](const ElfImage::Site &site) {
+      if (site.public_name)
+        return top[site.id];
       return to_bottom[site.id] ? bottom[site.id] : reach[site.id];
     });
     debug(4, "layer " + std::to_string(i) + ": bound " + std::to_string(layer.image->sites.size()) +

@@ -38,11 +38,13 @@ LinkStacks build_link_stacks(const std::vector<LayerView> &layers, unsigned rout
 
 /// Points every call a layer makes to XMPI_X straight at the next layer that wraps X in the
 /// same stack, or at `bottom[X]`; for a routine marked in `to_bottom`, always at `bottom[X]`.
-/// Writes into the loaded modules' relocated words (GOT and data); re-protects RELRO pages.
-/// After this a layer costs only its own wrapper: no table walk, no thread-local state.
-/// Throws pnmpi::Error if memory cannot be made writable.
+/// A layer's calls by the public name MPI_X go to `top[X]` (the chain from the top, without
+/// changing the application's entry). Writes into the loaded modules' relocated words (GOT
+/// and data); re-protects RELRO pages. After this a layer costs only its own wrapper: no
+/// table walk, no thread-local state. Throws pnmpi::Error if memory cannot be made writable.
 void bind_call_sites(const std::vector<LayerView> &layers, std::size_t stack_count,
-                     const std::vector<std::uintptr_t> &bottom, const std::vector<bool> &to_bottom);
+                     const std::vector<std::uintptr_t> &bottom, const std::vector<bool> &to_bottom,
+                     const std::vector<std::uintptr_t> &top);
 
 /// Points every call site of one loaded object (loaded at `base`) at `target[routine]`: how
 /// the MPI's own language bindings are made to enter the chain. Throws pnmpi::Error if

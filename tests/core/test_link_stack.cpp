@@ -10,8 +10,10 @@
 namespace pnmpi {
 namespace {
 
-// Three routines (0, 1, 2); bottom[r] = 1000 + r stands for MPI's PMPI_X.
+// Three routines (0, 1, 2); bottom[r] = 1000 + r stands for MPI's PMPI_X, top[r] = 2000 + r
+// for the chain's nested entry MPI_X.
 const std::vector<std::uintptr_t> kBottom{1000, 1001, 1002};
+const std::vector<std::uintptr_t> kTop{2000, 2001, 2002};
 
 /// A fake image: wraps the given routines at values 10*(routine+1), and has one call site
 /// (an 8-byte slot) per called routine, at offset 8*i.
@@ -66,7 +68,7 @@ TEST(LinkStack, BindingPointsEachCallSiteAtTheNextWrapperInItsStack) {
   // Wrapper values must point inside each fake module for a real loader; here they only
   // have to be distinct.
   const LinkStacks ls = build_link_stacks(layers, 3, 1, kBottom);
-  bind_call_sites(layers, ls.heads.size(), kBottom, {false, false, true});
+  bind_call_sites(layers, ls.heads.size(), kBottom, {false, false, true}, kTop);
   EXPECT_EQ(slot(0, 0), base(2) + 10) << "layer 0 -> routine 0 -> layer 2";
   EXPECT_EQ(slot(0, 1), base(1) + 20) << "layer 0 -> routine 1 -> layer 1";
   EXPECT_EQ(slot(0, 2), 1002u) << "to-bottom routine goes straight down";
@@ -76,6 +78,23 @@ TEST(LinkStack, BindingPointsEachCallSiteAtTheNextWrapperInItsStack) {
   EXPECT_EQ(slot(2, 1), 1002u);
 }
 
+TEST(LinkStack, CallsByPublicNameEnterTheChainAtTheTop) {
+  // A layer that wraps 0 and calls XMPI_0 (next layer) and MPI_0 (its public name, e.g. a
+  // tool's MPI_Wtime inside its wrapper): only the first goes down.
+  alignas(8) unsigned char mem[2][16] = {};
+  ElfImage a = image({0}, {0}), b = image({0}, {});
+  a.sites.push_back({0, 8, 0, 0, false, true});
+  const std::vector<LayerView> layers{{0, reinterpret_cast<std::uintptr_t>(mem[0]), &a},
+                                      {0, reinterpret_cast<std::uintptr_t>(mem[1]), &b}};
+  const LinkStacks ls = build_link_stacks(layers, 3, 1, kBottom);
+  bind_call_sites(layers, ls.heads.size(), kBottom, {false, false, false}, kTop);
+  std::uintptr_t next, public_name;
+  std::memcpy(&next, mem[0], 8);
+  std::memcpy(&public_name, mem[0] + 8, 8);
+  EXPECT_EQ(next, reinterpret_cast<std::uintptr_t>(mem[1]) + 10);
+  EXPECT_EQ(public_name, 2000u);
+}
+
 TEST(LinkStack, AddendIsAddedWhereTheRelocationSaysSo) {
   alignas(8) unsigned char mem[16] = {};
   ElfImage img;
@@ -83,7 +102,7 @@ TEST(LinkStack, AddendIsAddedWhereTheRelocationSaysSo) {
   img.sites.push_back({0, 8, 0, 5, false});
   const std::vector<LayerView> layers{{0, reinterpret_cast<std::uintptr_t>(mem), &img}};
   const LinkStacks ls = build_link_stacks(layers, 3, 1, kBottom);
-  bind_call_sites(layers, ls.heads.size(), kBottom, {false, false, false});
+  bind_call_sites(layers, ls.heads.size(), kBottom, {false, false, false}, kTop);
   std::uintptr_t v0, v1;
   std::memcpy(&v0, mem, 8);
   std::memcpy(&v1, mem + 8, 8);

@@ -198,10 +198,10 @@ TEST_P(FortranProgram, ModulesSeeEveryCallOnceWithItsCArguments) {
   EXPECT_EQ(sorted_indices(all_calls, "MPI_Waitany", base).size(), p.f08 ? 0u : 4u);
 }
 
-TEST_P(FortranProgram, MonitorFilesHoldExactlyTheTraffic) {
-  const Program &p = GetParam();
+/// The monitor's files of the Fortran pattern run under `above` + the monitor.
+void check_monitor_files(const Program &p, const std::string &above, bool report) {
   const std::string dir = scratch();
-  const RunResult r = run_program(p, "module monitor\nargument output " + dir + "/mon\n");
+  const RunResult r = run_program(p, above + "module monitor\nargument output " + dir + "/mon\n");
   ASSERT_EQ(r.exit_code, 0) << describe(r);
   const ProfSet prof = read_prof_set(dir + "/mon", 2);
   ASSERT_TRUE(prof.problems.empty()) << prof.problems << describe(r);
@@ -226,6 +226,23 @@ TEST_P(FortranProgram, MonitorFilesHoldExactlyTheTraffic) {
   const auto s = prof.lines.find("S");
   ASSERT_NE(s, prof.lines.end()) << describe(r);
   EXPECT_EQ(diff(s->second, puts), "");
+  // The timer module's report at finalize is the only traffic of the modules above.
+  Matrix tools;
+  if (report)
+    add(tools, 1, 0, 8);
+  const auto i = prof.lines.find("I");
+  EXPECT_EQ(diff(i == prof.lines.end() ? Matrix{} : i->second, tools), "") << describe(r);
+}
+
+TEST_P(FortranProgram, MonitorFilesHoldExactlyTheTraffic) {
+  check_monitor_files(GetParam(), "", false);
+}
+
+// A profiler above the monitor that calls MPI_Wtime, MPI_Comm_rank, MPI_Type_size and
+// MPI_Comm_c2f by their public names inside its wrappers, under a layer that wraps every
+// routine: the application's traffic stays the application's.
+TEST_P(FortranProgram, MonitorKeepsTheOriginUnderToolsMakingPublicCalls) {
+  check_monitor_files(GetParam(), "module empty\nmodule timer\n", true);
 }
 
 INSTANTIATE_TEST_SUITE_P(Interfaces, FortranProgram,

@@ -40,7 +40,8 @@ def cut(path, name):
     if path.endswith(".h"):
         m = re.search(r"^typedef [^;]*\(\*pnmpi_fn_%s\)\([^;]*;$" % name, text, re.M)
         return m.group(0) if m else "(none)"
-    names = (name, "X" + name, "X%s_NewStack" % name, "pnmpi_pending_" + name)
+    names = (name, "X" + name, "X%s_NewStack" % name, "pnmpi_pending_" + name,
+             "pnmpi_nested_" + name)
     pattern = re.compile(r"^(PNMPI_API|PNMPI_MODULE_EXPORT|static) .*[ *](%s)\(" % "|".join(names),
                          re.M)
     chunks = [c for c in text.split("\n\n") if pattern.search(c)]

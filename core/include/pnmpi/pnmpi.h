@@ -295,8 +295,10 @@ PNMPI_EXPORT int pnmpi_routine_id(const char *mpi_name);
  * stub's MPI_X stores X's id here before the first layer runs, when a module wraps X (the
  * manual MPI_Pcontrol does the same; MPI_Init, MPI_Finalize and the other routines with
  * load or finalize work store it before that work, so that the modules' hooks run under
- * it). -1 before the first such call. A module's own PMPI_X calls do not change it: they
- * go from layer to layer without passing the stub. Read it with pnmpi_entry_origin(). */
+ * it). -1 before the first such call. A module's own calls do not change it: its PMPI_X
+ * calls go from layer to layer without passing the stub, and its calls by public names
+ * (MPI_Wtime inside a wrapper, say) are bound at load time to an entry of the chain that
+ * does not store the id. Read it with pnmpi_entry_origin(). */
 PNMPI_EXPORT extern __thread int pnmpi_entry_id __attribute__((tls_model("initial-exec")));
 
 /** The origin of a call that reached the wrapper of routine `routine_id` (from
@@ -307,9 +309,10 @@ PNMPI_EXPORT extern __thread int pnmpi_entry_id __attribute__((tls_model("initia
  * layers above forward (tail call or not). What it cannot tell apart: a module above
  * that, inside its wrapper of X, issues X again for itself (both count as the
  * application's); one that turns the application's X into other routines (those count as
- * the module's); one that calls the public MPI_X rather than PMPI_X (the call enters the
- * chain at the top, like the application's, and counts as the application's). Cost: one
- * thread-local load and a compare. */
+ * the module's). A module above that calls public routines inside its wrapper (MPI_Wtime,
+ * MPI_Comm_rank, ...) does not disturb it; one that calls the public MPI_X for its own
+ * traffic has that traffic counted as the module's, except inside its own wrapper of X.
+ * Cost: one thread-local load and a compare. */
 static inline pnmpi_origin_t pnmpi_entry_origin(int routine_id) {
   return routine_id >= 0 && pnmpi_entry_id == routine_id ? PNMPI_ORIGIN_APPLICATION
                                                          : PNMPI_ORIGIN_MODULE;
