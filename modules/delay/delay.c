@@ -12,7 +12,6 @@
 
 #define _POSIX_C_SOURCE 200809L
 
-#include <errno.h>
 #include <mpi.h>
 #include <pnmpi/pnmpi.h>
 #include <pthread.h>
@@ -33,21 +32,19 @@ static void spin(void) {
   while (now.tv_sec * 1000000000LL + now.tv_nsec < until);
 }
 
-PNMPI_EXPORT void PNMPI_RegistrationPoint(void) {
-  const char *value = PNMPI_Service_GetArgumentSelf("delay-us");
-  if (value == NULL)
-    return;
-  char *end = NULL;
-  errno = 0;
-  const long long us = strtoll(value, &end, 10);
-  if (errno != 0 || end == value || *end != '\0' || us < 0 || us > 60LL * 1000 * 1000) {
-    fprintf(stderr,
-            "pnmpi: module 'delay': argument 'delay-us' must be a whole number of "
-            "microseconds from 0 to 60000000, not '%s'\n",
-            value);
+/* Reads `argument delay-us N` through the core's typed reader, as any module would: the core
+ * prints FILE:LINE and the reason for a malformed value (0x hexadecimal is accepted). */
+PNMPI_EXPORT void pnmpi_module_loaded(PNMPI_modHandle_t self) {
+  long us = 0;
+  switch (pnmpi_argument_long(self, "delay-us", PNMPI_ARG_OPTIONAL, 0, 60L * 1000 * 1000, &us)) {
+  case PNMPI_SUCCESS:
+    g_delay_ns = us * 1000LL;
+    break;
+  case PNMPI_NOARG:
+    break;
+  default:
     _exit(1);
   }
-  g_delay_ns = us * 1000;
 }
 
 /* Persistent send requests, so MPI_Start can tell sends from receives. Few and long-lived:
