@@ -11,19 +11,23 @@ cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 
 build=build-demo
-echo "== building pnmpi (Open MPI) in ${build}/"
-cmake -S . -B "${build}" -DMPI_C_COMPILER=mpicc.openmpi -DPNMPI_BUILD_TESTS=OFF \
+# The Open MPI to demonstrate with (its libompitrace.so is the third-party tool): Debian's,
+# or another one's compiler wrapper in PNMPI_MPICC. Its launcher is the one CMake found.
+mpicc=${PNMPI_MPICC:-mpicc.openmpi}
+echo "== building pnmpi (Open MPI: ${mpicc}) in ${build}/"
+cmake -S . -B "${build}" -DMPI_C_COMPILER="${mpicc}" -DPNMPI_BUILD_TESTS=OFF \
   -DPNMPI_BUILD_BENCH=OFF >/dev/null
 cmake --build "${build}" -j"$(nproc)" >/dev/null
+launcher=$(sed -n 's/^PNMPI_MPIEXEC:FILEPATH=//p' "${build}/CMakeCache.txt")
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-mpirun=(mpirun.openmpi --oversubscribe -np 3)
+mpirun=("${launcher}" --oversubscribe -np 3)
 repo="${build}/demo-modules"
 mkdir -p "${repo}"
 
 echo
 echo "== converting a third-party binary tool: Open MPI's libompitrace.so"
-"${build}/patcher/pnmpi-patch" "$(mpicc.openmpi --showme:libdirs)/libompitrace.so" \
+"${build}/patcher/pnmpi-patch" "$("${mpicc}" --showme:libdirs)/libompitrace.so" \
   "${repo}/ompitrace.so"
 
 conf="${build}/demo.pnmpi-conf"
@@ -59,8 +63,16 @@ python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["categories"]["p2p"]
 echo
 echo "== 4. how pnmpi chained them (PNMPI_DEBUG=3, one rank): the link stack per routine"
 PNMPI_CONF="${conf}" PNMPI_LIB_PATH="${repo}:${build}/lib/pnmpi/modules" PNMPI_DEBUG=3 \
-  mpirun.openmpi -np 1 "${build}/examples/ring" 1 2>&1 |
+  "${launcher}" -np 1 "${build}/examples/ring" 1 2>&1 |
   grep -E '^pnmpi\[debug\]: (MPI_(Send|Recv|Allreduce|Init|Finalize):|layer )' || true
+if [ -x "${build}/examples/ring_f08" ]; then
+  echo
+  echo "== 5. the same ring in Fortran (use mpi_f08), an unchanged binary with libpnmpi preloaded,"
+  echo "      under the same stack: the MPI's Fortran bindings enter the chain"
+  PNMPI_CONF="${conf}" PNMPI_LIB_PATH="${repo}:${build}/lib/pnmpi/modules" \
+    "${mpirun[@]}" -x PNMPI_CONF -x PNMPI_LIB_PATH -x LD_PRELOAD="${build}/lib/libpnmpi.so" \
+    "${build}/examples/ring_f08" 2 2>&1 | grep -E '^(ring_f08|MPI_SEND|pnmpi monitor: 3 ranks)'
+fi
 echo
 echo "The trace lines come from the converted tracer, once per call. It forwards each call"
 echo "with an ordinary call, yet the monitor below it files the ring's traffic as the"
