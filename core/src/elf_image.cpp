@@ -130,6 +130,32 @@ std::uint64_t symbol_count(const Reader &r, std::uint64_t hash, std::uint64_t gn
   }
 }
 
+/// The words of the string PNMPI_MODULE_ARGUMENTS defines (symbol `s`): read from the file,
+/// so that pnmpi-info sees them without loading the module.
+std::vector<std::string> declared_keys(const Reader &r, const ElfW(Sym) & s) {
+  if (ELF64_ST_TYPE(s.st_info) != STT_OBJECT || s.st_size == 0 || s.st_size > 65536)
+    r.fail("pnmpi_module_arguments is not a string of argument names (define it with "
+           "PNMPI_MODULE_ARGUMENTS)");
+  const char *text =
+      r.at<char>(r.offset_of(s.st_value, s.st_size, "pnmpi_module_arguments"), s.st_size);
+  if (text[s.st_size - 1] != '\0')
+    r.fail("pnmpi_module_arguments is not NUL-terminated");
+  std::vector<std::string> keys;
+  std::string word;
+  for (const char *c = text; *c != '\0'; ++c) {
+    if (*c == ' ') {
+      if (!word.empty())
+        keys.push_back(word);
+      word.clear();
+    } else {
+      word += *c;
+    }
+  }
+  if (!word.empty())
+    keys.push_back(word);
+  return keys;
+}
+
 } // namespace
 
 ElfImage read_elf_image(const std::vector<unsigned char> &bytes, const std::string &what,
@@ -258,6 +284,8 @@ ElfImage read_elf_image(const std::vector<unsigned char> &bytes, const std::stri
         image.wrappers.push_back({static_cast<unsigned>(id), s.st_value});
     } else if (exported && (name.substr(0, 6) == "PNMPI_" || name.substr(0, 6) == "pnmpi_")) {
       image.pnmpi_syms.emplace(std::string(name), s.st_value);
+      if (name == "pnmpi_module_arguments")
+        image.argument_keys = declared_keys(r, s);
     } else if (!defined && name.substr(0, 4) == "MPI_") {
       site_of[i] = routines.find(name);
       public_name[i] = true;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -41,6 +42,8 @@ struct ElfImage {
   std::unordered_map<std::string, std::uint64_t> pnmpi_syms; ///< defined PNMPI_*/pnmpi_* symbols
   std::vector<std::string> pmpi_imports;                     ///< PMPI_* still imported: unpatched
   std::vector<std::string> unknown_xmpi;                     ///< XMPI_* with no such routine here
+  /// The argument keys the module accepts (PNMPI_MODULE_ARGUMENTS), when it declares them.
+  std::optional<std::vector<std::string>> argument_keys;
 };
 
 /// Maps `MPI_X` routine names to routine ids (the generated table, indexed once).

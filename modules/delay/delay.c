@@ -21,6 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
+PNMPI_MODULE_ARGUMENTS("delay-us");
+
 static long long g_delay_ns = 100 * 1000LL;
 
 static void spin(void) {

@@ -51,6 +51,18 @@ extern "C" {
  * build with hidden visibility) and what the core exports (the functions below). */
 #define PNMPI_EXPORT __attribute__((visibility("default")))
 
+/** Declares the argument keys a module accepts, as one string of words separated by spaces:
+ *   PNMPI_MODULE_ARGUMENTS("delay-us ranks");
+ * An `argument KEY ...` line with any other key for the module is then an error naming
+ * FILE:LINE, at load and in `pnmpi-info --check`, instead of a misspelt key being ignored.
+ * A module that declares nothing accepts any key (converted tools, PnMPI modules). */
+#ifdef __cplusplus
+#define PNMPI_MODULE_ARGUMENTS(keys)                                                               \
+  extern "C" PNMPI_EXPORT const char pnmpi_module_arguments[] = keys
+#else
+#define PNMPI_MODULE_ARGUMENTS(keys) PNMPI_EXPORT const char pnmpi_module_arguments[] = keys
+#endif
+
 /** A module (one layer) or a stack, as the core numbers them. */
 typedef int PNMPI_modHandle_t;
 
