@@ -25,7 +25,8 @@
 namespace pnmpi {
 
 std::string module_context(const ModuleSpec &module, const Config &config) {
-  return config.path + ":" + std::to_string(module.line) + ": module '" + module.name + "'";
+  return shown(config.path) + ":" + std::to_string(module.line) + ": module '" +
+         shown(module.name) + "'";
 }
 
 std::vector<std::string> module_search_path() {
@@ -37,6 +38,8 @@ std::vector<std::string> module_search_path() {
       std::size_t end = s.find(':', pos);
       if (end == std::string::npos)
         end = s.size();
+      // An empty element (`a::b`, a leading or trailing ':') is ignored: it never means
+      // the working directory, as it would for PATH.
       if (end > pos)
         dirs.push_back(s.substr(pos, end - pos));
       pos = end + 1;
@@ -64,9 +67,16 @@ bool ends_with(const std::string &s, const char *suffix) {
 std::string resolve_module(const ModuleSpec &module, const Config &config,
                            const std::vector<std::string> &search_path) {
   if (module.name.find('/') != std::string::npos) {
-    if (is_regular_file(module.name))
-      return module.name;
-    throw Error(module_context(module, config) + ": no such file " + module.name);
+    struct stat st;
+    if (::stat(module.name.c_str(), &st) != 0)
+      throw Error(module_context(module, config) + ": no such file " + shown(module.name));
+    if (S_ISDIR(st.st_mode))
+      throw Error(module_context(module, config) + ": " + shown(module.name) +
+                  " is a directory, not a module file");
+    if (!S_ISREG(st.st_mode))
+      throw Error(module_context(module, config) + ": " + shown(module.name) +
+                  " is not a regular file, so it cannot be a module");
+    return module.name;
   }
   std::vector<std::string> candidates;
   if (ends_with(module.name, ".so"))
@@ -81,10 +91,10 @@ std::string resolve_module(const ModuleSpec &module, const Config &config,
     }
   std::string tried;
   for (const std::string &file : candidates)
-    tried += (tried.empty() ? "" : " or ") + file;
+    tried += (tried.empty() ? "" : " or ") + shown(file);
   std::string where;
   for (const std::string &dir : search_path)
-    where += (where.empty() ? "" : ", ") + dir;
+    where += (where.empty() ? "" : ", ") + shown(dir);
   throw Error(module_context(module, config) + " not found: no " + tried + " in " +
               (where.empty() ? std::string("any directory (PNMPI_LIB_PATH is not set)")
                              : where + " (PNMPI_LIB_PATH, then the install's module directory)") +
@@ -93,7 +103,7 @@ std::string resolve_module(const ModuleSpec &module, const Config &config,
 
 std::unique_ptr<ModuleFile> read_module_file(const std::string &path, const ModuleSpec &module,
                                              const Config &config, const RoutineIndex &routines) {
-  const std::string context = module_context(module, config) + " (" + path + ")";
+  const std::string context = module_context(module, config) + " (" + shown(path) + ")";
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw Error(context + ": cannot read it: " + std::strerror(errno));
@@ -186,7 +196,7 @@ std::string base_name(const std::string &path) {
 
 LoadedModule load_module_copy(ModuleFile &file, const ModuleSpec &module, const Config &config,
                               CopyDirectory &copies, int layer) {
-  const std::string context = module_context(module, config) + " (" + file.path + ")";
+  const std::string context = module_context(module, config) + " (" + shown(file.path) + ")";
   void *handle = nullptr;
   std::uint64_t slide = 0;
   if (file.loaded == 0) {

@@ -303,5 +303,14 @@ TEST(PnmpiRun, RunsAnUnchangedBinaryUnderAStack) {
       << r.err;
 }
 
+TEST(Debug, AValueThatIsNoLevelIsAWarningOnEveryRank) {
+  const RunResult r = run_with(kTwoProbes, 2, {{"PNMPI_DEBUG", "abc"}});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(count(r.err, "pnmpi: warning: PNMPI_DEBUG is 'abc', not a debug level (a whole "
+                         "number, 0 to 4); debug output stays off"),
+            2u)
+      << r.err;
+}
+
 } // namespace
 } // namespace pnmpi::test

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <sys/stat.h>
 
@@ -78,6 +79,44 @@ TEST_F(Resolve, UnconvertedToolIsRefusedWithTheCommandToConvertIt) {
                   "PMPI tool, not converted yet; run 'pnmpi-patch " +
                   PNMPI_TEST_PLAIN_TOOL + " OUT.so' and list OUT.so instead");
   }
+}
+
+TEST_F(Resolve, DirectoriesAndDevicesAreNamedForWhatTheyAre) {
+  const std::pair<const char *, const char *> cases[] = {
+      {"/", "site.conf:7: module '/': / is a directory, not a module file"},
+      {"/dev/zero", "site.conf:7: module '/dev/zero': /dev/zero is not a regular file, so it "
+                    "cannot be a module"},
+      {"/dev/null/x.so", "site.conf:7: module '/dev/null/x.so': no such file /dev/null/x.so"}};
+  for (const auto &[name, message] : cases) {
+    try {
+      resolve_module(spec(name), m_config, {m_a});
+      FAIL() << name;
+    } catch (const Error &e) {
+      EXPECT_STREQ(e.what(), message);
+    }
+  }
+}
+
+TEST_F(Resolve, AHugeNameMakesAShortMessage) {
+  const std::string name = "/" + std::string(100000, 'n');
+  try {
+    resolve_module(spec(name), m_config, {m_a});
+    FAIL();
+  } catch (const Error &e) {
+    const std::string cut = name.substr(0, 200) + "... (100001 bytes)";
+    EXPECT_EQ(std::string(e.what()), "site.conf:7: module '" + cut + "': no such file " + cut);
+  }
+}
+
+TEST(SearchPath, EmptyElementsAreIgnoredNeverTheWorkingDirectory) {
+  ::setenv("PNMPI_LIB_PATH", ":/a::/b:", 1);
+  std::vector<std::string> dirs = module_search_path();
+  ::unsetenv("PNMPI_LIB_PATH");
+  ASSERT_GE(dirs.size(), 2u);
+  EXPECT_EQ(dirs[0], "/a");
+  EXPECT_EQ(dirs[1], "/b");
+  for (const std::string &d : dirs)
+    EXPECT_FALSE(d.empty() || d == ".") << d;
 }
 
 } // namespace
