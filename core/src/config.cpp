@@ -5,9 +5,11 @@
 
 #include <cerrno>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <unordered_map>
@@ -328,6 +330,7 @@ Config parse_config(std::string_view text, const std::string &path) {
 }
 
 Config load_config_file(const std::string &path) {
+  check_trusted(path, shown(path));
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     throw Error("cannot read configuration " + shown(path) + ": " + std::strerror(errno));
@@ -391,6 +394,107 @@ std::optional<std::string> find_config_file() {
       return p;
   }
   return std::nullopt;
+}
+
+bool unsafe_allowed() {
+  const char *env = std::getenv("PNMPI_ALLOW_UNSAFE");
+  return env != nullptr && std::strcmp(env, "1") == 0;
+}
+
+namespace {
+
+std::string user_name(uid_t uid) {
+  std::string name = "uid " + std::to_string(uid);
+  struct passwd pw, *found = nullptr;
+  char buf[4096];
+  if (::getpwuid_r(uid, &pw, buf, sizeof buf, &found) == 0 && found != nullptr)
+    name = std::string(found->pw_name) + " (" + name + ")";
+  return name;
+}
+
+std::string mode_text(mode_t mode) {
+  char text[8];
+  std::snprintf(text, sizeof text, "%04o", static_cast<unsigned>(mode & 07777));
+  return text;
+}
+
+/// Refuses `st` (of `subject`, shown as `who`: "it" or "its directory D") unless the running
+/// user or root owns it and only the owner may change it.
+void check_one(const struct stat &st, const std::string &subject, const std::string &who,
+               const std::string &what) {
+  const uid_t me = ::geteuid();
+  if (st.st_uid != 0 && st.st_uid != me)
+    throw Error(
+        what + ": not trusted: " + who + " belongs to " + user_name(st.st_uid) +
+        ", not to you or root, so that user decides what pnmpi loads; have it owned by you or "
+        "root ('chown'), or set PNMPI_ALLOW_UNSAFE=1 to accept it");
+  // A link's own mode is always 0777 and means nothing: its owner and directory count.
+  const bool sticky_dir = S_ISDIR(st.st_mode) && (st.st_mode & S_ISVTX) != 0;
+  const mode_t writers = st.st_mode & (S_IWGRP | S_IWOTH);
+  if (writers == 0 || sticky_dir || S_ISLNK(st.st_mode))
+    return;
+  const char *by = writers == (S_IWGRP | S_IWOTH) ? "its group and others"
+                   : writers == S_IWGRP           ? "its group"
+                                                  : "others";
+  throw Error(what + ": not trusted: " + who + " is writable by " + by + " (mode " +
+              mode_text(st.st_mode) + "), so they decide what pnmpi loads; run 'chmod go-w " +
+              subject + "', or set PNMPI_ALLOW_UNSAFE=1 to accept it");
+}
+
+/// Checks the existing directory `dir` (an absolute path without links) and every one
+/// above it.
+void check_directories(std::string dir, const std::string &what) {
+  for (;;) {
+    struct stat st;
+    if (::stat(dir.c_str(), &st) != 0)
+      throw Error(what + ": not trusted: cannot inspect its directory " + shown(dir) + ": " +
+                  std::strerror(errno));
+    check_one(st, shown(dir), "its directory " + shown(dir), what);
+    if (dir == "/")
+      return;
+    const std::size_t slash = dir.rfind('/');
+    dir = slash == 0 || slash == std::string::npos ? "/" : dir.substr(0, slash);
+  }
+}
+
+std::string parent_of(const std::string &path) {
+  const std::size_t slash = path.rfind('/');
+  if (slash == std::string::npos)
+    return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::optional<std::string> real_path(const std::string &path) {
+  char *resolved = ::realpath(path.c_str(), nullptr);
+  if (resolved == nullptr)
+    return std::nullopt;
+  std::string out(resolved);
+  std::free(resolved);
+  return out;
+}
+
+} // namespace
+
+void check_trusted(const std::string &path, const std::string &what) {
+  if (unsafe_allowed())
+    return;
+  struct stat link;
+  if (::lstat(path.c_str(), &link) != 0)
+    return; // nothing there: opening it says so
+  const std::optional<std::string> real = real_path(path);
+  if (!real)
+    return;
+  if (S_ISLNK(link.st_mode)) {
+    // Whoever may replace the link chooses the file: the link's owner and directories count.
+    check_one(link, shown(path), "the symbolic link " + shown(path), what);
+    if (const std::optional<std::string> dir = real_path(parent_of(path)))
+      check_directories(*dir, what);
+  }
+  struct stat st;
+  if (::stat(real->c_str(), &st) != 0)
+    return;
+  check_one(st, shown(path), "it", what);
+  check_directories(parent_of(*real), what);
 }
 
 bool receives_pcontrol(const Config &config, const ModuleSpec &module) {

@@ -74,7 +74,8 @@ constexpr int kMaxStacks = 1024;
 /// blanks or `#` (`module "/opt/my tools/x.so"`). Time and memory are linear in the text.
 Config parse_config(std::string_view text, const std::string &path);
 
-/// Reads and parses the file at `path`. Throws pnmpi::Error.
+/// Reads and parses the file at `path`, which must be trusted (check_trusted). Throws
+/// pnmpi::Error.
 Config load_config_file(const std::string &path);
 
 /// The configuration file pnmpi uses: $PNMPI_CONF, else ./.pnmpi-conf, else
@@ -82,5 +83,17 @@ Config load_config_file(const std::string &path);
 /// PNMPI_CONF names a file that does not exist (the user asked for it explicitly), and when
 /// ./.pnmpi-conf or ~/.pnmpi-conf exists but is not a regular file.
 std::optional<std::string> find_config_file();
+
+/// Whether PNMPI_ALLOW_UNSAFE=1 turns check_trusted() off.
+bool unsafe_allowed();
+
+/// Throws pnmpi::Error `WHAT: not trusted: ...` unless the file at `path` (a config or a
+/// module) and every directory above it can be changed by no one but the running user and
+/// root: each is owned by one of them and is not writable by group or others, except a
+/// directory with the sticky bit (/tmp), whose entries only their owners may replace. A
+/// symbolic link is followed, and the link and the directories above it are checked too.
+/// A file that does not exist passes (opening it reports that). PNMPI_ALLOW_UNSAFE=1 turns
+/// the check off.
+void check_trusted(const std::string &path, const std::string &what);
 
 } // namespace pnmpi

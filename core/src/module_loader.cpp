@@ -104,6 +104,7 @@ std::string resolve_module(const ModuleSpec &module, const Config &config,
 std::unique_ptr<ModuleFile> read_module_file(const std::string &path, const ModuleSpec &module,
                                              const Config &config, const RoutineIndex &routines) {
   const std::string context = module_context(module, config) + " (" + shown(path) + ")";
+  check_trusted(path, context);
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw Error(context + ": cannot read it: " + std::strerror(errno));

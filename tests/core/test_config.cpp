@@ -255,6 +255,108 @@ TEST_F(ConfigDiscovery, ADotConfThatIsNoFileIsAnError) {
   ::rmdir((m_dir + "/home/.pnmpi-conf").c_str());
 }
 
+/// Files and directories with chosen owners and modes, under the scratch directory.
+class Trust : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ::unsetenv("PNMPI_ALLOW_UNSAFE");
+    ::mkdir(PNMPI_TEST_SCRATCH_DIR, 0755);
+    m_dir = std::string(PNMPI_TEST_SCRATCH_DIR) + "/trust";
+    ::mkdir(m_dir.c_str(), 0755);
+    ::chmod(m_dir.c_str(), 0755);
+  }
+  void TearDown() override { ::unsetenv("PNMPI_ALLOW_UNSAFE"); }
+  /// A config file `name` in a fresh directory `dir` (under m_dir) of mode `dir_mode`.
+  std::string file(const std::string &dir, mode_t dir_mode, mode_t file_mode) {
+    const std::string d = m_dir + "/" + dir;
+    ::mkdir(d.c_str(), 0755);
+    const std::string f = d + "/conf";
+    ::unlink(f.c_str());
+    std::ofstream(f) << "module x\n";
+    EXPECT_EQ(::chmod(f.c_str(), file_mode), 0);
+    EXPECT_EQ(::chmod(d.c_str(), dir_mode), 0);
+    return f;
+  }
+  static std::string error_of_load(const std::string &path) {
+    try {
+      load_config_file(path);
+    } catch (const Error &e) {
+      return e.what();
+    }
+    return "(no error)";
+  }
+  std::string m_dir;
+};
+
+TEST_F(Trust, OwnFilesInPrivateOrStickyDirectoriesAreTrusted) {
+  EXPECT_EQ(error_of_load(file("private", 0755, 0644)), "(no error)");
+  EXPECT_EQ(error_of_load(file("sticky", 01777, 0644)), "(no error)");
+  EXPECT_EQ(error_of_load(file("readonly", 0555, 0400)), "(no error)");
+}
+
+TEST_F(Trust, WritableByOthersIsRefusedWithTheFix) {
+  const std::string f = file("open-file", 0755, 0666);
+  EXPECT_EQ(error_of_load(f), f +
+                                  ": not trusted: it is writable by its group and others (mode "
+                                  "0666), so they decide what pnmpi loads; run 'chmod go-w " +
+                                  f + "', or set PNMPI_ALLOW_UNSAFE=1 to accept it");
+  const std::string g = file("group-file", 0755, 0620);
+  EXPECT_EQ(error_of_load(g), g +
+                                  ": not trusted: it is writable by its group (mode 0620), so "
+                                  "they decide what pnmpi loads; run 'chmod go-w " +
+                                  g + "', or set PNMPI_ALLOW_UNSAFE=1 to accept it");
+  const std::string d = file("open-dir", 0777, 0644);
+  EXPECT_EQ(error_of_load(d), d + ": not trusted: its directory " + m_dir +
+                                  "/open-dir is writable by its group and others (mode 0777), "
+                                  "so they decide what pnmpi loads; run 'chmod go-w " +
+                                  m_dir + "/open-dir', or set PNMPI_ALLOW_UNSAFE=1 to accept it");
+  // A directory further up counts as much: whoever can rename it chooses the file.
+  ::chmod(m_dir.c_str(), 0757);
+  const std::string up = file("under-open", 0755, 0644);
+  EXPECT_EQ(error_of_load(up), up + ": not trusted: its directory " + m_dir +
+                                   " is writable by others (mode 0757), so they decide what "
+                                   "pnmpi loads; run 'chmod go-w " +
+                                   m_dir + "', or set PNMPI_ALLOW_UNSAFE=1 to accept it");
+  ::setenv("PNMPI_ALLOW_UNSAFE", "1", 1);
+  EXPECT_EQ(error_of_load(f), "(no error)");
+  EXPECT_EQ(error_of_load(up), "(no error)");
+  ::chmod(m_dir.c_str(), 0755);
+}
+
+TEST_F(Trust, ALinkInAnOpenDirectoryIsRefused) {
+  const std::string target = file("private", 0755, 0644);
+  const std::string open = m_dir + "/open-links";
+  ::mkdir(open.c_str(), 0755);
+  ::chmod(open.c_str(), 0777);
+  ::unlink((open + "/conf").c_str());
+  ASSERT_EQ(::symlink(target.c_str(), (open + "/conf").c_str()), 0);
+  EXPECT_EQ(error_of_load(open + "/conf"),
+            open + "/conf: not trusted: its directory " + open +
+                " is writable by its group and others (mode 0777), so they decide what pnmpi "
+                "loads; run 'chmod go-w " +
+                open + "', or set PNMPI_ALLOW_UNSAFE=1 to accept it");
+}
+
+TEST_F(Trust, FilesOfAnotherUserAreRefused) {
+  if (::geteuid() != 0)
+    GTEST_SKIP() << "needs root to give a file to another user";
+  const std::string f = file("foreign-file", 0755, 0644);
+  ASSERT_EQ(::chown(f.c_str(), 4242, 4242), 0);
+  EXPECT_EQ(error_of_load(f), f + ": not trusted: it belongs to uid 4242, not to you or root, "
+                                  "so that user decides what pnmpi loads; have it "
+                                  "owned by you or root ('chown'), or set PNMPI_ALLOW_UNSAFE=1 "
+                                  "to accept it");
+  const std::string d = file("foreign-dir", 0755, 0644);
+  ASSERT_EQ(::chown((m_dir + "/foreign-dir").c_str(), 4242, 4242), 0);
+  EXPECT_EQ(error_of_load(d), d + ": not trusted: its directory " + m_dir +
+                                  "/foreign-dir belongs to uid 4242, not to you or root, "
+                                  "so that user decides what pnmpi loads; have it owned "
+                                  "by you or root ('chown'), or set PNMPI_ALLOW_UNSAFE=1 to "
+                                  "accept it");
+  ::setenv("PNMPI_ALLOW_UNSAFE", "1", 1);
+  EXPECT_EQ(error_of_load(f), "(no error)");
+}
+
 TEST(BitSet, SetAndTestEveryBitOfSeveralWords) {
   uint64_t words[3] = {0, 0, 0};
   for (unsigned bit : {0u, 1u, 63u, 64u, 100u, 191u})

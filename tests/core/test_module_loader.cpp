@@ -119,5 +119,27 @@ TEST(SearchPath, EmptyElementsAreIgnoredNeverTheWorkingDirectory) {
     EXPECT_FALSE(d.empty() || d == ".") << d;
 }
 
+TEST_F(Resolve, AModuleInAnOpenDirectoryIsRefused) {
+  const char *const names[] = {"MPI_Init"};
+  const RoutineIndex routines(names, 1);
+  const std::string open = std::string(PNMPI_TEST_SCRATCH_DIR) + "/open-repo";
+  ::mkdir(open.c_str(), 0755);
+  ::chmod(open.c_str(), 0777);
+  std::ofstream(open + "/planted.so") << "x";
+  try {
+    read_module_file(open + "/planted.so", spec("planted"), m_config, routines);
+    FAIL();
+  } catch (const Error &e) {
+    EXPECT_EQ(std::string(e.what()), "site.conf:7: module 'planted' (" + open +
+                                         "/planted.so): not trusted: its "
+                                         "directory " +
+                                         open +
+                                         " is writable by its group and others (mode 0777), so "
+                                         "they decide what pnmpi loads; run 'chmod go-w " +
+                                         open + "', or set PNMPI_ALLOW_UNSAFE=1 to accept it");
+  }
+  ::chmod(open.c_str(), 0755);
+}
+
 } // namespace
 } // namespace pnmpi
