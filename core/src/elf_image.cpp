@@ -250,6 +250,8 @@ ElfImage read_elf_image(const std::vector<unsigned char> &bytes, const std::stri
         image.wrappers.push_back({static_cast<unsigned>(id), s.st_value});
     } else if (exported && (name.substr(0, 6) == "PNMPI_" || name.substr(0, 6) == "pnmpi_")) {
       image.pnmpi_syms.emplace(std::string(name), s.st_value);
+    } else if (exported && name.substr(0, 5) == "PMPI_") {
+      image.pmpi_defined.emplace_back(name);
     } else if (!defined && name.substr(0, 5) == "PMPI_") {
       image.pmpi_imports.emplace_back(name);
     } else if (!defined && name.substr(0, 5) == "XMPI_") {

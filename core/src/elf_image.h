@@ -40,6 +40,7 @@ struct ElfImage {
   std::unordered_map<std::string, std::uint64_t> pnmpi_syms; ///< defined PNMPI_*/pnmpi_* symbols
   std::vector<std::string> pmpi_imports;                     ///< PMPI_* still imported: unpatched
   std::vector<std::string> unknown_xmpi;                     ///< XMPI_* with no such routine here
+  std::vector<std::string> pmpi_defined; ///< PMPI_* defined and exported: an MPI library's
 };
 
 /// Maps `MPI_X` routine names to routine ids (the generated table, indexed once).

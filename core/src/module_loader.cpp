@@ -57,6 +57,10 @@ bool is_regular_file(const std::string &path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/// An MPI library defines hundreds of PMPI_ routines, a converted tool none; a few allow
+/// for a tool that defines a helper of that name.
+constexpr std::size_t kMpiLibraryPmpiDefinitions = 8;
+
 bool ends_with(const std::string &s, const char *suffix) {
   const std::size_t n = std::strlen(suffix);
   return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
@@ -113,6 +117,15 @@ std::unique_ptr<ModuleFile> read_module_file(const std::string &path, const Modu
   file->bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   file->image = read_elf_image(file->bytes, context, routines);
   const ElfImage &image = file->image;
+  if (image.pmpi_defined.size() >= kMpiLibraryPmpiDefinitions) {
+    std::string examples;
+    for (std::size_t i = 0; i < 3; ++i)
+      examples += (i ? ", " : "") + image.pmpi_defined[i];
+    throw Error(context + ": defines " + std::to_string(image.pmpi_defined.size()) +
+                " PMPI_ symbol(s) (" + examples +
+                ", ...): it is an MPI library, not a PMPI tool; list the tools to chain, "
+                "never the MPI library itself, which is always the bottom layer");
+  }
   if (!image.pmpi_imports.empty()) {
     const std::size_t more = image.pmpi_imports.size() - 1;
     throw Error(context + ": calls " + image.pmpi_imports.front() + " directly" +

@@ -268,6 +268,18 @@ TEST(Info, EmptyOptionValuesAreUsageErrors) {
   }
 }
 
+TEST(Check, TheMpiLibraryIsRefusedAsAModule) {
+  const RunResult r =
+      info({"--check", "-c", conf_file("module " + std::string(PNMPI_API_MPI_LIBRARY) + "\n")});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_NE(r.err.find("): defines "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" PMPI_ symbol(s) (PMPI_"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(", ...): it is an MPI library, not a PMPI tool; list the tools to chain, "
+                       "never the MPI library itself, which is always the bottom layer\n"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST(Check, AQuotedModulePathMayHoldBlanks) {
   const std::string dir = std::string(PNMPI_TEST_SCRATCH_DIR) + "/my tools";
   ::mkdir(dir.c_str(), 0755);

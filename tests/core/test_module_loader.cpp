@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 #include <sys/stat.h>
 
 #include "error.h"
@@ -117,6 +118,24 @@ TEST(SearchPath, EmptyElementsAreIgnoredNeverTheWorkingDirectory) {
   EXPECT_EQ(dirs[1], "/b");
   for (const std::string &d : dirs)
     EXPECT_FALSE(d.empty() || d == ".") << d;
+}
+
+TEST_F(Resolve, TheMpiLibraryIsNoModule) {
+  const char *const names[] = {"MPI_Allreduce", "MPI_Barrier", "MPI_Comm_size", "MPI_Init"};
+  const RoutineIndex routines(names, 4);
+  const std::string mpi = PNMPI_TEST_MPI_LIBRARY;
+  ASSERT_FALSE(mpi.empty());
+  try {
+    read_module_file(mpi, spec("libmpi"), m_config, routines);
+    FAIL();
+  } catch (const Error &e) {
+    const std::regex want("site\\.conf:7: module 'libmpi' \\(" + mpi +
+                          "\\): defines [0-9]{3,} PMPI_ symbol\\(s\\) \\(PMPI_\\w+, PMPI_\\w+, "
+                          "PMPI_\\w+, \\.\\.\\.\\): it is an MPI library, not a PMPI tool; list "
+                          "the tools to chain, never the MPI library itself, which is always "
+                          "the bottom layer");
+    EXPECT_TRUE(std::regex_match(std::string(e.what()), want)) << e.what();
+  }
 }
 
 TEST_F(Resolve, AModuleInAnOpenDirectoryIsRefused) {
