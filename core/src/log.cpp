@@ -3,6 +3,7 @@
 
 #include "log.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <unistd.h>
 
@@ -21,6 +22,8 @@ void write_line(const std::string &line) {
     left -= static_cast<std::size_t>(n);
   }
 }
+
+std::atomic<JobEnder> job_ender{nullptr};
 
 constexpr std::size_t kShownLength = 200;
 
@@ -52,8 +55,17 @@ void print_error(const std::string &message) {
   write_line("pnmpi: " + message + "\n");
 }
 
+void set_job_ender(JobEnder ender) {
+  job_ender.store(ender);
+}
+
 void fatal(const std::string &message) {
   print_error(message);
+  // Once only: a second fatal error (another thread, or one raised while ending the job)
+  // just leaves.
+  static std::atomic<bool> ending{false};
+  if (const JobEnder ender = job_ender.load(); ender != nullptr && !ending.exchange(true))
+    ender();
   ::_exit(1);
 }
 

@@ -19,8 +19,15 @@ void debug(int level, const std::string &message);
 /// Prints `pnmpi: message` to stderr, in one write so ranks do not interleave.
 void print_error(const std::string &message);
 
-/// Prints the error and ends the process with status 1 without running exit handlers
-/// (modules may be half loaded). Used where the job cannot go on.
+/// What ends the whole job after a fatal error, beyond this process: libpnmpi installs one
+/// that aborts the MPI job (abort_job.cpp), so that no launcher waits for a rank that is
+/// gone. It must not return when it succeeds; if it returns, the process exits alone.
+using JobEnder = void (*)();
+void set_job_ender(JobEnder ender);
+
+/// Prints the error, then ends the job (set_job_ender) or, failing that, the process with
+/// status 1 without running exit handlers (modules may be half loaded). Used where the job
+/// cannot go on.
 [[noreturn]] void fatal(const std::string &message);
 
 /// `token` as a message shows it: whole when it is short, else its first 200 characters

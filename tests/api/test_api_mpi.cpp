@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -301,6 +302,39 @@ TEST(PnmpiRun, RunsAnUnchangedBinaryUnderAStack) {
   EXPECT_EQ(count(r.out, "loaded b self=1 own=1 stack=0"), 2u) << r.out;
   EXPECT_EQ(count(r.err, "pnmpi[debug]: configuration " + conf + ": 2 module line(s)"), 2u)
       << r.err;
+}
+
+TEST(Fatal, AnErrorOnOneRankEndsTheWholeJobPromptly) {
+  // Only rank 1 reads a config whose module is missing: rank 0 goes on into MPI_Init. A rank
+  // that just exited would leave Hydra (MPICH) waiting for it forever.
+  const std::string good =
+      write_temp_file("api.Fatal.good.conf", "module api_probe\nargument tag a\n");
+  const std::string bad = write_temp_file("api.Fatal.bad.conf", "module api_probe\nargument tag a\n"
+                                                                "module nosuchmodule\n");
+  MpiJob job;
+  job.program = {"/bin/sh", "-c",
+                 "if [ \"${OMPI_COMM_WORLD_RANK:-$PMI_RANK}\" = 1 ]; then PNMPI_CONF=\"$1\"; "
+                 "export PNMPI_CONF; fi; exec \"$0\"",
+                 app("api_app"), bad};
+  job.env["PNMPI_LIB_PATH"] = kModules;
+  job.env["PNMPI_CONF"] = good;
+  job.timeout_s = 60;
+  const auto start = std::chrono::steady_clock::now();
+  const RunResult r = run_mpi(job);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_FALSE(r.timed_out) << describe(r);
+  EXPECT_NE(r.exit_code, 0) << describe(r);
+  EXPECT_LT(seconds, 30.0) << describe(r);
+  ASSERT_EQ(r.rank_err.size(), 2u);
+  EXPECT_EQ(lines_with(r.rank_err[0], "pnmpi: ").size(), 0u) << r.rank_err[0];
+  EXPECT_EQ(lines_with(r.rank_err[1], "pnmpi: " + bad +
+                                          ":3: module 'nosuchmodule' not found: no "
+                                          "nosuchmodule.so or libnosuchmodule.so in ")
+                .size(),
+            1u)
+      << r.rank_err[1];
+  EXPECT_EQ(r.out.find("result:"), std::string::npos) << "the application must not finish";
 }
 
 TEST(Debug, AValueThatIsNoLevelIsAWarningOnEveryRank) {
