@@ -268,6 +268,16 @@ TEST(Info, EmptyOptionValuesAreUsageErrors) {
   }
 }
 
+TEST(Info, EmptyLibPathElementsAreNotTheWorkingDirectory) {
+  const std::string conf = conf_file("module api_probe\nargument tag a\n");
+  const RunResult r = info({"-c", conf}, {{"PNMPI_LIB_PATH", ":" + kModules + "::"}});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_NE(r.out.find("module search path:\n  " + kModules + " (PNMPI_LIB_PATH)\n  " +
+                       PNMPI_TEST_INSTALL_MODULE_DIR + " (the install's module directory)\n"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST(Check, TheMpiLibraryIsRefusedAsAModule) {
   const RunResult r =
       info({"--check", "-c", conf_file("module " + std::string(PNMPI_API_MPI_LIBRARY) + "\n")});
