@@ -478,23 +478,36 @@ std::optional<std::string> real_path(const std::string &path) {
 void check_trusted(const std::string &path, const std::string &what) {
   if (unsafe_allowed())
     return;
-  struct stat link;
-  if (::lstat(path.c_str(), &link) != 0)
-    return; // nothing there: opening it says so
   const std::optional<std::string> real = real_path(path);
-  if (!real)
-    return;
-  if (S_ISLNK(link.st_mode)) {
-    // Whoever may replace the link chooses the file: the link's owner and directories count.
-    check_one(link, shown(path), "the symbolic link " + shown(path), what);
-    if (const std::optional<std::string> dir = real_path(parent_of(path)))
-      check_directories(*dir, what);
-  }
   struct stat st;
-  if (::stat(real->c_str(), &st) != 0)
-    return;
+  if (!real || ::stat(real->c_str(), &st) != 0)
+    return; // nothing there: opening it says so
+  // Where the path leads: the file and every directory above it.
   check_one(st, shown(path), "it", what);
   check_directories(parent_of(*real), what);
+  // The way there, as written: whoever may replace a directory or a link on it chooses the
+  // file, so each one passed through (and each link's owner) counts too.
+  std::string written = path;
+  if (written[0] != '/') {
+    const std::optional<std::string> cwd = real_path(".");
+    if (!cwd)
+      return;
+    written = *cwd + "/" + written;
+  }
+  for (std::size_t slash = written.find('/', 1); slash != std::string::npos;
+       slash = written.find('/', slash + 1)) {
+    const std::string prefix = written.substr(0, slash);
+    struct stat link;
+    if (::lstat(prefix.c_str(), &link) != 0 || ::stat(prefix.c_str(), &st) != 0)
+      throw Error(what + ": not trusted: cannot inspect " + shown(prefix) +
+                  " on the way to it: " + std::strerror(errno));
+    if (S_ISLNK(link.st_mode))
+      check_one(link, shown(prefix), "the symbolic link " + shown(prefix), what);
+    check_one(st, shown(prefix), "its directory " + shown(prefix), what);
+  }
+  struct stat link;
+  if (::lstat(written.c_str(), &link) == 0 && S_ISLNK(link.st_mode))
+    check_one(link, shown(path), "the symbolic link " + shown(path), what);
 }
 
 bool receives_pcontrol(const Config &config, const ModuleSpec &module) {

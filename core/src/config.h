@@ -90,10 +90,10 @@ bool unsafe_allowed();
 /// Throws pnmpi::Error `WHAT: not trusted: ...` unless the file at `path` (a config or a
 /// module) and every directory above it can be changed by no one but the running user and
 /// root: each is owned by one of them and is not writable by group or others, except a
-/// directory with the sticky bit (/tmp), whose entries only their owners may replace. A
-/// symbolic link is followed, and the link and the directories above it are checked too.
-/// A file that does not exist passes (opening it reports that). PNMPI_ALLOW_UNSAFE=1 turns
-/// the check off.
+/// directory with the sticky bit (/tmp), whose entries only their owners may replace. Both
+/// the resolved path and the path as written are checked (every directory on the way, and
+/// the owner of every symbolic link). A file that does not exist passes (opening it reports
+/// that). PNMPI_ALLOW_UNSAFE=1 turns the check off.
 void check_trusted(const std::string &path, const std::string &what);
 
 } // namespace pnmpi

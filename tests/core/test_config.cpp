@@ -337,6 +337,23 @@ TEST_F(Trust, ALinkInAnOpenDirectoryIsRefused) {
                 open + "', or set PNMPI_ALLOW_UNSAFE=1 to accept it");
 }
 
+TEST_F(Trust, ALinkedDirectoryOnTheWayCounts) {
+  // open-way/linked -> private: the file is trusted, but the way to it is not.
+  const std::string target = file("private", 0755, 0644);
+  const std::string open = m_dir + "/open-way";
+  ::mkdir(open.c_str(), 0755);
+  ::chmod(open.c_str(), 0777);
+  ::unlink((open + "/linked").c_str());
+  ASSERT_EQ(::symlink((m_dir + "/private").c_str(), (open + "/linked").c_str()), 0);
+  EXPECT_EQ(error_of_load(open + "/linked/conf"),
+            open + "/linked/conf: not trusted: its directory " + open +
+                " is writable by its group and others (mode 0777), so they decide what pnmpi "
+                "loads; run 'chmod go-w " +
+                open + "', or set PNMPI_ALLOW_UNSAFE=1 to accept it");
+  ::chmod(open.c_str(), 0755);
+  EXPECT_EQ(error_of_load(open + "/linked/conf"), "(no error)");
+}
+
 TEST_F(Trust, FilesOfAnotherUserAreRefused) {
   if (::geteuid() != 0)
     GTEST_SKIP() << "needs root to give a file to another user";
