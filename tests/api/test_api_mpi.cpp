@@ -7,9 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <fstream>
 #include <regex>
 #include <sstream>
 #include <string>
+#include <sys/stat.h>
 
 #include "pnmpi_test_config.h"
 #include "run_mpi.h"
@@ -335,6 +337,37 @@ TEST(Fatal, AnErrorOnOneRankEndsTheWholeJobPromptly) {
             1u)
       << r.rank_err[1];
   EXPECT_EQ(r.out.find("result:"), std::string::npos) << "the application must not finish";
+}
+
+TEST(Trust, AModuleInAWorldWritableDirectoryStopsEveryRank) {
+  const std::string open = std::string(PNMPI_TEST_SCRATCH_DIR) + "/api.open-modules";
+  ::mkdir(open.c_str(), 0755);
+  {
+    std::ifstream in(kModules + "/api_probe.so", std::ios::binary);
+    std::ofstream out(open + "/api_probe.so", std::ios::binary | std::ios::trunc);
+    out << in.rdbuf();
+  }
+  ASSERT_EQ(::chmod(open.c_str(), 0777), 0);
+  MpiJob job;
+  job.program = {app("api_app")};
+  job.env["PNMPI_LIB_PATH"] = open;
+  job.env["PNMPI_CONF"] = write_temp_file("api.Trust.conf", kTwoProbes);
+  const RunResult refused = run_mpi(job);
+  EXPECT_NE(refused.exit_code, 0) << describe(refused);
+  ASSERT_EQ(refused.rank_err.size(), 2u);
+  for (const std::string &err : refused.rank_err)
+    EXPECT_EQ(lines_with(err, "pnmpi: " + job.env["PNMPI_CONF"] + ":1: module 'api_probe' (" +
+                                  open + "/api_probe.so): not trusted: its directory " + open +
+                                  " is writable by its group and others (mode 0777), so they "
+                                  "decide what pnmpi loads; run 'chmod go-w " +
+                                  open + "', or set PNMPI_ALLOW_UNSAFE=1 to accept it")
+                  .size(),
+              1u)
+        << err;
+  job.env["PNMPI_ALLOW_UNSAFE"] = "1";
+  const RunResult allowed = run_mpi(job);
+  EXPECT_EQ(allowed.exit_code, 0) << describe(allowed);
+  ::chmod(open.c_str(), 0755);
 }
 
 TEST(Debug, AValueThatIsNoLevelIsAWarningOnEveryRank) {
