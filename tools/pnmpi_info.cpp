@@ -71,6 +71,10 @@ Options parse_options(int argc, char **argv) {
     auto value = [&](const char *what) -> std::string {
       if (i + 1 >= argc)
         usage_error("option " + a + " needs " + what);
+      // An empty value is a mistake (often an unset variable), never "the default": an
+      // empty -L would be the working directory, an empty -c ./.pnmpi-conf.
+      if (*argv[i + 1] == '\0')
+        usage_error("option " + a + " needs " + what + ", not an empty string");
       return argv[++i];
     };
     if (a == "-h" || a == "--help") {
@@ -203,11 +207,11 @@ void gather(Report &r, const Options &o) {
                                bottom);
 
   // Lines that are valid but have no effect: worth a warning, not a failure.
+  std::vector<bool> used(r.config.stacks.size(), false);
+  for (const ModuleSpec &m : r.config.modules)
+    used[static_cast<std::size_t>(m.stack)] = true;
   for (std::size_t s = 1; s < r.config.stacks.size(); ++s) {
-    bool used = false;
-    for (const ModuleSpec &m : r.config.modules)
-      used |= m.stack == static_cast<int>(s);
-    if (!used)
+    if (!used[s])
       r.warnings.push_back(r.config.path + ":" + std::to_string(r.config.stack_lines[s]) +
                            ": warning: stack '" + r.config.stacks[s] +
                            "' has no modules: calls sent into it go straight to MPI");

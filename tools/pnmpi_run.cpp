@@ -120,6 +120,10 @@ int main(int argc, char **argv) {
     auto value = [&](const char *what) -> std::string {
       if (i + 1 >= argc)
         usage_error("option " + a + " needs " + what);
+      // An empty value is a mistake (often an unset variable), never "the default": an
+      // empty -L would be the working directory, an empty -c ./.pnmpi-conf.
+      if (*argv[i + 1] == '\0')
+        usage_error("option " + a + " needs " + what + ", not an empty string");
       return argv[++i];
     };
     if (a == "--") {

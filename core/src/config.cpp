@@ -5,13 +5,17 @@
 
 #include <cerrno>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <fcntl.h>
+#include <pwd.h>
 #include <sys/stat.h>
+#include <unistd.h>
+#include <unordered_map>
 
 #include "error.h"
+#include "log.h"
 
 namespace pnmpi {
 
@@ -51,26 +55,53 @@ int Config::stack_index(std::string_view name) const {
 
 namespace {
 
+bool is_blank(char c) {
+  return c == ' ' || c == '\t' || c == '\r';
+}
+
 /// Splits a line into words separated by blanks; `#` at the start of a word begins a
-/// comment that runs to the end of the line.
-std::vector<std::string_view> words_of(std::string_view line) {
+/// comment that runs to the end of the line. A word that starts with `"` runs to the next
+/// `"` and may hold blanks and `#`; there are no escapes. Sets `error` and returns what it
+/// has when the line breaks these rules.
+std::vector<std::string_view> words_of(std::string_view line, std::string &error) {
   std::vector<std::string_view> words;
   std::size_t i = 0;
   while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
+    while (i < line.size() && is_blank(line[i]))
       ++i;
     if (i == line.size() || line[i] == '#')
       break;
+    if (line[i] == '"') {
+      const std::size_t close = line.find('"', i + 1);
+      if (close == std::string_view::npos) {
+        error = "unterminated '\"': a quoted word ends with '\"' on the same line";
+        return words;
+      }
+      if (close + 1 < line.size() && !is_blank(line[close + 1])) {
+        error = "a quoted word must be followed by a blank, not '" +
+                shown(line.substr(close + 1, 1)) + "'";
+        return words;
+      }
+      words.push_back(line.substr(i + 1, close - i - 1));
+      i = close + 1;
+      continue;
+    }
     const std::size_t start = i;
-    while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r')
+    while (i < line.size() && !is_blank(line[i])) {
+      if (line[i] == '"') {
+        error = "'\"' inside the word '" + shown(line.substr(start, i + 1 - start)) +
+                "...': quote the whole word, as in \"/opt/my tools/x.so\"";
+        return words;
+      }
       ++i;
+    }
     words.push_back(line.substr(start, i - start));
   }
   return words;
 }
 
 std::string quoted(std::string_view word) {
-  return "'" + std::string(word) + "'";
+  return "'" + shown(word) + "'";
 }
 
 /// A whole number that fits an int, or nullopt.
@@ -118,8 +149,11 @@ private:
     if (w.size() > 2)
       fail("'module' takes one name; unexpected " + quoted(w[2]) +
            " (give module arguments on 'argument' lines below it)");
+    if (w[1].empty())
+      fail("'module' needs a module name, not an empty one");
     m_config.modules.push_back({std::string(w[1]), m_line, m_stack, {}});
     m_module_in_stack = true;
+    m_argument_lines.clear();
   }
 
   /// The module a per-module directive (`argument`, `pcontrol`) belongs to: the one above
@@ -128,7 +162,7 @@ private:
     if (!m_module_in_stack) {
       if (m_config.modules.empty())
         fail("'" + std::string(directive) + "' before any 'module': " + what);
-      fail("'" + std::string(directive) + "' after 'stack " + m_config.stacks[m_stack] +
+      fail("'" + std::string(directive) + "' after 'stack " + shown(m_config.stacks[m_stack]) +
            "' on line " + std::to_string(m_config.stack_lines[m_stack]) +
            " and before any 'module' of it: " + what);
     }
@@ -141,9 +175,11 @@ private:
       fail(w.size() < 2 ? std::string("'argument' needs a key and a value, as in "
                                       "'argument delay-us 100'")
                         : "'argument' " + quoted(w[1]) + " needs a value");
-    if (const Argument *a = module.find_argument(w[1]))
+    // Keys of the current module, by hash: a module with many arguments stays linear.
+    const auto [first, fresh] = m_argument_lines.emplace(std::string(w[1]), m_line);
+    if (!fresh)
       fail("argument " + quoted(w[1]) + " given twice to module " + quoted(module.name) +
-           " (first on line " + std::to_string(a->line) + ")");
+           " (first on line " + std::to_string(first->second) + ")");
     std::string value(w[2]);
     for (std::size_t i = 3; i < w.size(); ++i)
       value.append(" ").append(w[i]);
@@ -170,12 +206,15 @@ private:
       fail("'stack' needs a stack name, as in 'stack small'");
     if (w.size() > 2)
       fail("'stack' takes one name; unexpected " + quoted(w[2]));
-    const int existing = m_config.stack_index(w[1]);
+    if (w[1].empty())
+      fail("'stack' needs a stack name, not an empty one");
+    const auto known = m_stack_indices.find(std::string(w[1]));
+    const int existing = known != m_stack_indices.end() ? known->second : -1;
     if (existing == 0) {
       // The default stack is open from the top of the file. Naming it is allowed while it
       // is still the current stack; a stack is one section and is never reopened.
       if (m_stack != 0)
-        fail("stack 'default' cannot be reopened after 'stack " + m_config.stacks[m_stack] +
+        fail("stack 'default' cannot be reopened after 'stack " + shown(m_config.stacks[m_stack]) +
              "' on line " + std::to_string(m_config.stack_lines[m_stack]) +
              ": each stack is one section; move these modules above it");
       if (m_config.stack_lines[0] != 0)
@@ -188,6 +227,10 @@ private:
       fail("stack " + quoted(w[1]) + " started twice (first on line " +
            std::to_string(m_config.stack_lines[existing]) +
            "): each stack is one section; list its modules together");
+    if (m_config.stacks.size() >= static_cast<std::size_t>(kMaxStacks))
+      fail("too many stacks: at most " + std::to_string(kMaxStacks) +
+           " (each costs a table of every MPI routine on every rank)");
+    m_stack_indices.emplace(std::string(w[1]), static_cast<int>(m_config.stacks.size()));
     m_config.stacks.emplace_back(w[1]);
     m_config.stack_lines.push_back(m_line);
     m_stack = static_cast<int>(m_config.stacks.size()) - 1;
@@ -253,6 +296,9 @@ private:
   int m_line = 0;
   int m_stack = 0;                ///< the stack `module` lines go to
   bool m_module_in_stack = false; ///< whether that stack has a module yet
+  /// The argument keys of the last module, with their lines.
+  std::unordered_map<std::string, int> m_argument_lines;
+  std::unordered_map<std::string, int> m_stack_indices{{"default", 0}};
 };
 
 } // namespace
@@ -273,7 +319,10 @@ Config parse_config(std::string_view text, const std::string &path) {
     if (line.find('\0') != std::string_view::npos)
       throw Error(path + ":" + std::to_string(line_no) +
                   ": NUL byte in the configuration: this is not a text file");
-    const std::vector<std::string_view> w = words_of(line);
+    std::string error;
+    const std::vector<std::string_view> w = words_of(line, error);
+    if (!error.empty())
+      throw Error(path + ":" + std::to_string(line_no) + ": " + error);
     if (!w.empty())
       parser.line(line_no, w);
   }
@@ -281,35 +330,184 @@ Config parse_config(std::string_view text, const std::string &path) {
 }
 
 Config load_config_file(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw Error("cannot read configuration " + path + ": " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad())
-    throw Error("cannot read configuration " + path + ": " + std::strerror(errno));
-  return parse_config(text.str(), path);
+  check_trusted(path, shown(path));
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    throw Error("cannot read configuration " + shown(path) + ": " + std::strerror(errno));
+  std::string text;
+  char buf[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      const int err = errno;
+      ::close(fd);
+      throw Error("cannot read configuration " + shown(path) + ": " + std::strerror(err));
+    }
+    if (n == 0)
+      break;
+    text.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return parse_config(text, path);
 }
 
+namespace {
+
+/// What is at `path`: nullopt when nothing, else "" for a regular file or why it is not one.
+std::optional<std::string> file_kind(const std::string &path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0)
+    return errno == ENOENT || errno == ENOTDIR ? std::nullopt
+                                               : std::optional<std::string>(std::strerror(errno));
+  if (S_ISREG(st.st_mode))
+    return std::string();
+  return std::string(S_ISDIR(st.st_mode) ? "is a directory" : "is not a regular file");
+}
+
+} // namespace
+
 std::optional<std::string> find_config_file() {
-  auto is_file = [](const std::string &p) {
-    struct stat st;
-    return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-  };
   if (const char *env = std::getenv("PNMPI_CONF"); env != nullptr && *env != '\0') {
-    if (!is_file(env))
-      throw Error(std::string("PNMPI_CONF is set to '") + env +
+    const std::optional<std::string> kind = file_kind(env);
+    if (!kind || !kind->empty())
+      throw Error("PNMPI_CONF is set to '" + shown(env) +
                   "', which is not a readable file; fix the path or unset PNMPI_CONF");
     return std::string(env);
   }
-  if (is_file(".pnmpi-conf"))
+  // A .pnmpi-conf that is there but is no file is a mistake to report, not a file to skip:
+  // skipping it would silently fall back to another configuration.
+  auto candidate = [](const std::string &p) {
+    const std::optional<std::string> kind = file_kind(p);
+    if (kind && !kind->empty())
+      throw Error(p + ": " + *kind +
+                  ", not a configuration file; remove or rename it, or set "
+                  "PNMPI_CONF to the configuration to use");
+    return kind.has_value();
+  };
+  if (candidate(".pnmpi-conf"))
     return std::string(".pnmpi-conf");
   if (const char *home = std::getenv("HOME"); home != nullptr && *home != '\0') {
     std::string p = std::string(home) + "/.pnmpi-conf";
-    if (is_file(p))
+    if (candidate(p))
       return p;
   }
   return std::nullopt;
+}
+
+bool unsafe_allowed() {
+  const char *env = std::getenv("PNMPI_ALLOW_UNSAFE");
+  return env != nullptr && std::strcmp(env, "1") == 0;
+}
+
+namespace {
+
+std::string user_name(uid_t uid) {
+  std::string name = "uid " + std::to_string(uid);
+  struct passwd pw, *found = nullptr;
+  char buf[4096];
+  if (::getpwuid_r(uid, &pw, buf, sizeof buf, &found) == 0 && found != nullptr)
+    name = std::string(found->pw_name) + " (" + name + ")";
+  return name;
+}
+
+std::string mode_text(mode_t mode) {
+  char text[8];
+  std::snprintf(text, sizeof text, "%04o", static_cast<unsigned>(mode & 07777));
+  return text;
+}
+
+/// Refuses `st` (of `subject`, shown as `who`: "it" or "its directory D") unless the running
+/// user or root owns it and only the owner may change it.
+void check_one(const struct stat &st, const std::string &subject, const std::string &who,
+               const std::string &what) {
+  const uid_t me = ::geteuid();
+  if (st.st_uid != 0 && st.st_uid != me)
+    throw Error(
+        what + ": not trusted: " + who + " belongs to " + user_name(st.st_uid) +
+        ", not to you or root, so that user decides what pnmpi loads; have it owned by you or "
+        "root ('chown'), or set PNMPI_ALLOW_UNSAFE=1 to accept it");
+  // A link's own mode is always 0777 and means nothing: its owner and directory count.
+  const bool sticky_dir = S_ISDIR(st.st_mode) && (st.st_mode & S_ISVTX) != 0;
+  const mode_t writers = st.st_mode & (S_IWGRP | S_IWOTH);
+  if (writers == 0 || sticky_dir || S_ISLNK(st.st_mode))
+    return;
+  const char *by = writers == (S_IWGRP | S_IWOTH) ? "its group and others"
+                   : writers == S_IWGRP           ? "its group"
+                                                  : "others";
+  throw Error(what + ": not trusted: " + who + " is writable by " + by + " (mode " +
+              mode_text(st.st_mode) + "), so they decide what pnmpi loads; run 'chmod go-w " +
+              subject + "', or set PNMPI_ALLOW_UNSAFE=1 to accept it");
+}
+
+/// Checks the existing directory `dir` (an absolute path without links) and every one
+/// above it.
+void check_directories(std::string dir, const std::string &what) {
+  for (;;) {
+    struct stat st;
+    if (::stat(dir.c_str(), &st) != 0)
+      throw Error(what + ": not trusted: cannot inspect its directory " + shown(dir) + ": " +
+                  std::strerror(errno));
+    check_one(st, shown(dir), "its directory " + shown(dir), what);
+    if (dir == "/")
+      return;
+    const std::size_t slash = dir.rfind('/');
+    dir = slash == 0 || slash == std::string::npos ? "/" : dir.substr(0, slash);
+  }
+}
+
+std::string parent_of(const std::string &path) {
+  const std::size_t slash = path.rfind('/');
+  if (slash == std::string::npos)
+    return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::optional<std::string> real_path(const std::string &path) {
+  char *resolved = ::realpath(path.c_str(), nullptr);
+  if (resolved == nullptr)
+    return std::nullopt;
+  std::string out(resolved);
+  std::free(resolved);
+  return out;
+}
+
+} // namespace
+
+void check_trusted(const std::string &path, const std::string &what) {
+  if (unsafe_allowed())
+    return;
+  const std::optional<std::string> real = real_path(path);
+  struct stat st;
+  if (!real || ::stat(real->c_str(), &st) != 0)
+    return; // nothing there: opening it says so
+  // Where the path leads: the file and every directory above it.
+  check_one(st, shown(path), "it", what);
+  check_directories(parent_of(*real), what);
+  // The way there, as written: whoever may replace a directory or a link on it chooses the
+  // file, so each one passed through (and each link's owner) counts too.
+  std::string written = path;
+  if (written[0] != '/') {
+    const std::optional<std::string> cwd = real_path(".");
+    if (!cwd)
+      return;
+    written = *cwd + "/" + written;
+  }
+  for (std::size_t slash = written.find('/', 1); slash != std::string::npos;
+       slash = written.find('/', slash + 1)) {
+    const std::string prefix = written.substr(0, slash);
+    struct stat link;
+    if (::lstat(prefix.c_str(), &link) != 0 || ::stat(prefix.c_str(), &st) != 0)
+      throw Error(what + ": not trusted: cannot inspect " + shown(prefix) +
+                  " on the way to it: " + std::strerror(errno));
+    if (S_ISLNK(link.st_mode))
+      check_one(link, shown(prefix), "the symbolic link " + shown(prefix), what);
+    check_one(st, shown(prefix), "its directory " + shown(prefix), what);
+  }
+  struct stat link;
+  if (::lstat(written.c_str(), &link) == 0 && S_ISLNK(link.st_mode))
+    check_one(link, shown(path), "the symbolic link " + shown(path), what);
 }
 
 bool receives_pcontrol(const Config &config, const ModuleSpec &module) {

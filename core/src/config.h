@@ -66,16 +66,34 @@ struct Config {
 /// `pcontrol` line: the one rule the core and pnmpi-info both apply.
 bool receives_pcontrol(const Config &config, const ModuleSpec &module);
 
+/// The most stacks a configuration may start: each costs a table of every routine per rank.
+constexpr int kMaxStacks = 1024;
+
 /// Parses configuration text. Throws pnmpi::Error with `PATH:LINE: message`, naming the
-/// offending token.
+/// offending token. Words are separated by blanks; a word may be double-quoted to hold
+/// blanks or `#` (`module "/opt/my tools/x.so"`). Time and memory are linear in the text.
 Config parse_config(std::string_view text, const std::string &path);
 
-/// Reads and parses the file at `path`. Throws pnmpi::Error.
+/// Reads and parses the file at `path`, which must be trusted (check_trusted). Throws
+/// pnmpi::Error.
 Config load_config_file(const std::string &path);
 
 /// The configuration file pnmpi uses: $PNMPI_CONF, else ./.pnmpi-conf, else
 /// $HOME/.pnmpi-conf. Returns nullopt when none exists. Throws pnmpi::Error when
-/// PNMPI_CONF names a file that does not exist (the user asked for it explicitly).
+/// PNMPI_CONF names a file that does not exist (the user asked for it explicitly), and when
+/// ./.pnmpi-conf or ~/.pnmpi-conf exists but is not a regular file.
 std::optional<std::string> find_config_file();
+
+/// Whether PNMPI_ALLOW_UNSAFE=1 turns check_trusted() off.
+bool unsafe_allowed();
+
+/// Throws pnmpi::Error `WHAT: not trusted: ...` unless the file at `path` (a config or a
+/// module) and every directory above it can be changed by no one but the running user and
+/// root: each is owned by one of them and is not writable by group or others, except a
+/// directory with the sticky bit (/tmp), whose entries only their owners may replace. Both
+/// the resolved path and the path as written are checked (every directory on the way, and
+/// the owner of every symbolic link). A file that does not exist passes (opening it reports
+/// that). PNMPI_ALLOW_UNSAFE=1 turns the check off.
+void check_trusted(const std::string &path, const std::string &what);
 
 } // namespace pnmpi

@@ -286,6 +286,8 @@ ElfImage read_elf_image(const std::vector<unsigned char> &bytes, const std::stri
       image.pnmpi_syms.emplace(std::string(name), s.st_value);
       if (name == "pnmpi_module_arguments")
         image.argument_keys = declared_keys(r, s);
+    } else if (exported && name.substr(0, 5) == "PMPI_") {
+      image.pmpi_defined.emplace_back(name);
     } else if (!defined && name.substr(0, 4) == "MPI_") {
       site_of[i] = routines.find(name);
       public_name[i] = true;

@@ -44,6 +44,7 @@ struct ElfImage {
   std::vector<std::string> unknown_xmpi;                     ///< XMPI_* with no such routine here
   /// The argument keys the module accepts (PNMPI_MODULE_ARGUMENTS), when it declares them.
   std::optional<std::vector<std::string>> argument_keys;
+  std::vector<std::string> pmpi_defined; ///< PMPI_* defined and exported: an MPI library's
 };
 
 /// Maps `MPI_X` routine names to routine ids (the generated table, indexed once).

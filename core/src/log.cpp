@@ -3,6 +3,7 @@
 
 #include "log.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <unistd.h>
 
@@ -22,12 +23,25 @@ void write_line(const std::string &line) {
   }
 }
 
+std::atomic<JobEnder> job_ender{nullptr};
+
+constexpr std::size_t kShownLength = 200;
+
 } // namespace
 
 int debug_level() {
   static const int level = [] {
     const char *env = std::getenv("PNMPI_DEBUG");
-    return env == nullptr ? 0 : std::atoi(env);
+    if (env == nullptr || *env == '\0')
+      return 0;
+    const std::string_view text(env);
+    if (text.size() > 9 || text.find_first_not_of("0123456789") != std::string_view::npos) {
+      print_error("warning: PNMPI_DEBUG is '" + shown(text) +
+                  "', not a debug level (a whole number, 0 to 4); debug output stays off");
+      return 0;
+    }
+    const long v = std::strtol(env, nullptr, 10);
+    return v > 4 ? 4 : static_cast<int>(v);
   }();
   return level;
 }
@@ -41,9 +55,25 @@ void print_error(const std::string &message) {
   write_line("pnmpi: " + message + "\n");
 }
 
+void set_job_ender(JobEnder ender) {
+  job_ender.store(ender);
+}
+
 void fatal(const std::string &message) {
   print_error(message);
+  // Once only: a second fatal error (another thread, or one raised while ending the job)
+  // just leaves.
+  static std::atomic<bool> ending{false};
+  if (const JobEnder ender = job_ender.load(); ender != nullptr && !ending.exchange(true))
+    ender();
   ::_exit(1);
+}
+
+std::string shown(std::string_view token) {
+  if (token.size() <= kShownLength)
+    return std::string(token);
+  return std::string(token.substr(0, kShownLength)) + "... (" + std::to_string(token.size()) +
+         " bytes)";
 }
 
 } // namespace pnmpi

@@ -25,7 +25,8 @@
 namespace pnmpi {
 
 std::string module_context(const ModuleSpec &module, const Config &config) {
-  return config.path + ":" + std::to_string(module.line) + ": module '" + module.name + "'";
+  return shown(config.path) + ":" + std::to_string(module.line) + ": module '" +
+         shown(module.name) + "'";
 }
 
 std::vector<std::string> module_search_path() {
@@ -37,6 +38,8 @@ std::vector<std::string> module_search_path() {
       std::size_t end = s.find(':', pos);
       if (end == std::string::npos)
         end = s.size();
+      // An empty element (`a::b`, a leading or trailing ':') is ignored: it never means
+      // the working directory, as it would for PATH.
       if (end > pos)
         dirs.push_back(s.substr(pos, end - pos));
       pos = end + 1;
@@ -54,6 +57,10 @@ bool is_regular_file(const std::string &path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/// An MPI library defines hundreds of PMPI_ routines, a converted tool none; a few allow
+/// for a tool that defines a helper of that name.
+constexpr std::size_t kMpiLibraryPmpiDefinitions = 8;
+
 bool ends_with(const std::string &s, const char *suffix) {
   const std::size_t n = std::strlen(suffix);
   return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
@@ -64,9 +71,16 @@ bool ends_with(const std::string &s, const char *suffix) {
 std::string resolve_module(const ModuleSpec &module, const Config &config,
                            const std::vector<std::string> &search_path) {
   if (module.name.find('/') != std::string::npos) {
-    if (is_regular_file(module.name))
-      return module.name;
-    throw Error(module_context(module, config) + ": no such file " + module.name);
+    struct stat st;
+    if (::stat(module.name.c_str(), &st) != 0)
+      throw Error(module_context(module, config) + ": no such file " + shown(module.name));
+    if (S_ISDIR(st.st_mode))
+      throw Error(module_context(module, config) + ": " + shown(module.name) +
+                  " is a directory, not a module file");
+    if (!S_ISREG(st.st_mode))
+      throw Error(module_context(module, config) + ": " + shown(module.name) +
+                  " is not a regular file, so it cannot be a module");
+    return module.name;
   }
   std::vector<std::string> candidates;
   if (ends_with(module.name, ".so"))
@@ -81,10 +95,10 @@ std::string resolve_module(const ModuleSpec &module, const Config &config,
     }
   std::string tried;
   for (const std::string &file : candidates)
-    tried += (tried.empty() ? "" : " or ") + file;
+    tried += (tried.empty() ? "" : " or ") + shown(file);
   std::string where;
   for (const std::string &dir : search_path)
-    where += (where.empty() ? "" : ", ") + dir;
+    where += (where.empty() ? "" : ", ") + shown(dir);
   throw Error(module_context(module, config) + " not found: no " + tried + " in " +
               (where.empty() ? std::string("any directory (PNMPI_LIB_PATH is not set)")
                              : where + " (PNMPI_LIB_PATH, then the install's module directory)") +
@@ -93,7 +107,8 @@ std::string resolve_module(const ModuleSpec &module, const Config &config,
 
 std::unique_ptr<ModuleFile> read_module_file(const std::string &path, const ModuleSpec &module,
                                              const Config &config, const RoutineIndex &routines) {
-  const std::string context = module_context(module, config) + " (" + path + ")";
+  const std::string context = module_context(module, config) + " (" + shown(path) + ")";
+  check_trusted(path, context);
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw Error(context + ": cannot read it: " + std::strerror(errno));
@@ -102,6 +117,15 @@ std::unique_ptr<ModuleFile> read_module_file(const std::string &path, const Modu
   file->bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   file->image = read_elf_image(file->bytes, context, routines);
   const ElfImage &image = file->image;
+  if (image.pmpi_defined.size() >= kMpiLibraryPmpiDefinitions) {
+    std::string examples;
+    for (std::size_t i = 0; i < 3; ++i)
+      examples += (i ? ", " : "") + image.pmpi_defined[i];
+    throw Error(context + ": defines " + std::to_string(image.pmpi_defined.size()) +
+                " PMPI_ symbol(s) (" + examples +
+                ", ...): it is an MPI library, not a PMPI tool; list the tools to chain, "
+                "never the MPI library itself, which is always the bottom layer");
+  }
   if (!image.pmpi_imports.empty()) {
     const std::size_t more = image.pmpi_imports.size() - 1;
     throw Error(context + ": calls " + image.pmpi_imports.front() + " directly" +
@@ -186,7 +210,7 @@ std::string base_name(const std::string &path) {
 
 LoadedModule load_module_copy(ModuleFile &file, const ModuleSpec &module, const Config &config,
                               CopyDirectory &copies, int layer) {
-  const std::string context = module_context(module, config) + " (" + file.path + ")";
+  const std::string context = module_context(module, config) + " (" + shown(file.path) + ")";
   void *handle = nullptr;
   std::uint64_t slide = 0;
   if (file.loaded == 0) {

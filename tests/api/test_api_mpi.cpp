@@ -6,9 +6,12 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <fstream>
 #include <regex>
 #include <sstream>
 #include <string>
+#include <sys/stat.h>
 
 #include "pnmpi_test_config.h"
 #include "run_mpi.h"
@@ -300,6 +303,79 @@ TEST(PnmpiRun, RunsAnUnchangedBinaryUnderAStack) {
                                "pcontrol-1: [Pa:1 Pb:1] rc=0", "result: size=2"}));
   EXPECT_EQ(count(r.out, "loaded b self=1 own=1 stack=0"), 2u) << r.out;
   EXPECT_EQ(count(r.err, "pnmpi[debug]: configuration " + conf + ": 2 module line(s)"), 2u)
+      << r.err;
+}
+
+TEST(Fatal, AnErrorOnOneRankEndsTheWholeJobPromptly) {
+  // Only rank 1 reads a config whose module is missing: rank 0 goes on into MPI_Init. A rank
+  // that just exited would leave Hydra (MPICH) waiting for it forever.
+  const std::string good =
+      write_temp_file("api.Fatal.good.conf", "module api_probe\nargument tag a\n");
+  const std::string bad = write_temp_file("api.Fatal.bad.conf", "module api_probe\nargument tag a\n"
+                                                                "module nosuchmodule\n");
+  MpiJob job;
+  job.program = {"/bin/sh", "-c",
+                 "if [ \"${OMPI_COMM_WORLD_RANK:-$PMI_RANK}\" = 1 ]; then PNMPI_CONF=\"$1\"; "
+                 "export PNMPI_CONF; fi; exec \"$0\"",
+                 app("api_app"), bad};
+  job.env["PNMPI_LIB_PATH"] = kModules;
+  job.env["PNMPI_CONF"] = good;
+  job.timeout_s = 60;
+  const auto start = std::chrono::steady_clock::now();
+  const RunResult r = run_mpi(job);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_FALSE(r.timed_out) << describe(r);
+  EXPECT_NE(r.exit_code, 0) << describe(r);
+  EXPECT_LT(seconds, 30.0) << describe(r);
+  ASSERT_EQ(r.rank_err.size(), 2u);
+  EXPECT_EQ(lines_with(r.rank_err[0], "pnmpi: ").size(), 0u) << r.rank_err[0];
+  EXPECT_EQ(lines_with(r.rank_err[1], "pnmpi: " + bad +
+                                          ":3: module 'nosuchmodule' not found: no "
+                                          "nosuchmodule.so or libnosuchmodule.so in ")
+                .size(),
+            1u)
+      << r.rank_err[1];
+  EXPECT_EQ(r.out.find("result:"), std::string::npos) << "the application must not finish";
+}
+
+TEST(Trust, AModuleInAWorldWritableDirectoryStopsEveryRank) {
+  const std::string open = std::string(PNMPI_TEST_SCRATCH_DIR) + "/api.open-modules";
+  ::mkdir(open.c_str(), 0755);
+  {
+    std::ifstream in(kModules + "/api_probe.so", std::ios::binary);
+    std::ofstream out(open + "/api_probe.so", std::ios::binary | std::ios::trunc);
+    out << in.rdbuf();
+  }
+  ASSERT_EQ(::chmod(open.c_str(), 0777), 0);
+  MpiJob job;
+  job.program = {app("api_app")};
+  job.env["PNMPI_LIB_PATH"] = open;
+  job.env["PNMPI_CONF"] = write_temp_file("api.Trust.conf", kTwoProbes);
+  const RunResult refused = run_mpi(job);
+  EXPECT_NE(refused.exit_code, 0) << describe(refused);
+  ASSERT_EQ(refused.rank_err.size(), 2u);
+  for (const std::string &err : refused.rank_err)
+    EXPECT_EQ(lines_with(err, "pnmpi: " + job.env["PNMPI_CONF"] + ":1: module 'api_probe' (" +
+                                  open + "/api_probe.so): not trusted: its directory " + open +
+                                  " is writable by its group and others (mode 0777), so they "
+                                  "decide what pnmpi loads; run 'chmod go-w " +
+                                  open + "', or set PNMPI_ALLOW_UNSAFE=1 to accept it")
+                  .size(),
+              1u)
+        << err;
+  job.env["PNMPI_ALLOW_UNSAFE"] = "1";
+  const RunResult allowed = run_mpi(job);
+  EXPECT_EQ(allowed.exit_code, 0) << describe(allowed);
+  ::chmod(open.c_str(), 0755);
+}
+
+TEST(Debug, AValueThatIsNoLevelIsAWarningOnEveryRank) {
+  const RunResult r = run_with(kTwoProbes, 2, {{"PNMPI_DEBUG", "abc"}});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(count(r.err, "pnmpi: warning: PNMPI_DEBUG is 'abc', not a debug level (a whole "
+                         "number, 0 to 4); debug output stays off"),
+            2u)
       << r.err;
 }
 

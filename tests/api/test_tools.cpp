@@ -7,9 +7,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstdlib>
+#include <fstream>
 #include <sstream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pnmpi_routine_ids.h"
@@ -251,6 +254,76 @@ TEST(Info, HelpVersionAndUsageErrors) {
             "pnmpi-info: option -c needs a configuration file\nTry 'pnmpi-info --help'.\n");
 }
 
+TEST(Info, EmptyOptionValuesAreUsageErrors) {
+  const std::string conf = conf_file("module api_probe\nargument tag a\n");
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {{"-L", "", "-c", conf}, "option -L needs a directory, not an empty string"},
+      {{"--lib-path", "", "-c", conf}, "option --lib-path needs a directory, not an empty string"},
+      {{"-c", ""}, "option -c needs a configuration file, not an empty string"},
+      {{"-r", ""}, "option -r needs a routine name, not an empty string"}};
+  for (const auto &[args, message] : cases) {
+    const RunResult r = info(args);
+    EXPECT_EQ(r.exit_code, 2) << describe(r);
+    EXPECT_EQ(r.err, "pnmpi-info: " + message + "\nTry 'pnmpi-info --help'.\n");
+  }
+}
+
+TEST(Info, EmptyLibPathElementsAreNotTheWorkingDirectory) {
+  const std::string conf = conf_file("module api_probe\nargument tag a\n");
+  const RunResult r = info({"-c", conf}, {{"PNMPI_LIB_PATH", ":" + kModules + "::"}});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_NE(r.out.find("module search path:\n  " + kModules + " (PNMPI_LIB_PATH)\n  " +
+                       PNMPI_TEST_INSTALL_MODULE_DIR + " (the install's module directory)\n"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(Check, TheMpiLibraryIsRefusedAsAModule) {
+  const RunResult r =
+      info({"--check", "-c", conf_file("module " + std::string(PNMPI_API_MPI_LIBRARY) + "\n")});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_NE(r.err.find("): defines "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" PMPI_ symbol(s) (PMPI_"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(", ...): it is an MPI library, not a PMPI tool; list the tools to chain, "
+                       "never the MPI library itself, which is always the bottom layer\n"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST(Check, AQuotedModulePathMayHoldBlanks) {
+  const std::string dir = std::string(PNMPI_TEST_SCRATCH_DIR) + "/my tools";
+  ::mkdir(dir.c_str(), 0755);
+  {
+    std::ifstream in(kModules + "/api_probe.so", std::ios::binary);
+    std::ofstream out(dir + "/api_probe.so", std::ios::binary | std::ios::trunc);
+    out << in.rdbuf();
+  }
+  const std::string conf = conf_file("module \"" + dir + "/api_probe.so\"\nargument tag \"a b\"\n");
+  const RunResult r = info({"-c", conf});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_NE(r.out.find("  [0] " + dir + "/api_probe.so (line 1, stack default)\n      file: " +
+                       dir + "/api_probe.so\n      argument tag = a b (line 2)\n"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(Check, TwoHundredThousandArgumentsAreQuick) {
+  std::string text = "module api_probe\nargument tag a\n";
+  for (int i = 0; i < 200000; ++i)
+    text += "argument k" + std::to_string(i) + " v\n";
+  for (int i = 0; i < 200; ++i)
+    text += "stack s" + std::to_string(i) + "\nmodule api_probe\nargument tag s\n";
+  const std::string conf = conf_file(text);
+  const auto start = std::chrono::steady_clock::now();
+  const RunResult r = info({"--check", "-c", conf});
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.out, "pnmpi-info: " + conf + ": ok (201 module(s), 201 stack(s))\n");
+  // Linear work is well under a second; the quadratic parser took 50 s. Wide for noise.
+  EXPECT_LT(seconds, 10.0);
+}
+
 std::string library() {
   char resolved[PATH_MAX];
   EXPECT_NE(::realpath((std::string(PNMPI_TEST_BUILD_DIR) + "/lib").c_str(), resolved), nullptr);
@@ -309,6 +382,20 @@ TEST(Run, Errors) {
   const RunResult option = run_tool({"-x", "/bin/true"});
   EXPECT_EQ(option.exit_code, 2);
   EXPECT_EQ(option.err, "pnmpi-run: unknown option '-x'\nTry 'pnmpi-run --help'.\n");
+}
+
+TEST(Run, EmptyOptionValuesAreUsageErrors) {
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {{"-L", "", "/bin/true"}, "option -L needs a directory, not an empty string"},
+      {{"-c", "", "/bin/true"}, "option -c needs a configuration file, not an empty string"},
+      {{"--config", "", "/bin/true"},
+       "option --config needs a configuration file, not an empty string"},
+      {{"-d", "", "/bin/true"}, "option -d needs a level, not an empty string"}};
+  for (const auto &[args, message] : cases) {
+    const RunResult r = run_tool(args);
+    EXPECT_EQ(r.exit_code, 2) << describe(r);
+    EXPECT_EQ(r.err, "pnmpi-run: " + message + "\nTry 'pnmpi-run --help'.\n");
+  }
 }
 
 TEST(Run, HelpAndVersion) {

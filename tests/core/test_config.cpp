@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <sys/stat.h>
@@ -11,6 +12,7 @@
 #include "config.h"
 #include "dispatch.h"
 #include "error.h"
+#include "log.h"
 
 namespace pnmpi {
 namespace {
@@ -76,6 +78,98 @@ TEST(Config, SameKeyOnDifferentModulesIsFine) {
   EXPECT_EQ(*c.modules[1].argument("k"), "2");
 }
 
+TEST(Config, QuotedWordsHoldBlanksAndHashes) {
+  const Config c = parse_config("module \"/opt/my tools/x.so\"  # a comment\n"
+                                "argument note \"two  words\" and \"# not a comment\"\n"
+                                "argument empty \"\"\n"
+                                "stack \"a b\"\n"
+                                "module \"plain\"\n",
+                                "conf");
+  ASSERT_EQ(c.modules.size(), 2u);
+  EXPECT_EQ(c.modules[0].name, "/opt/my tools/x.so");
+  EXPECT_EQ(*c.modules[0].argument("note"), "two  words and # not a comment");
+  EXPECT_EQ(*c.modules[0].argument("empty"), "");
+  EXPECT_EQ(c.stacks[1], "a b");
+  EXPECT_EQ(c.modules[1].name, "plain");
+}
+
+TEST(Config, QuotingErrorsNameTheLine) {
+  EXPECT_EQ(error_of("module a\nmodule \"/opt/my tools/x.so\n"),
+            "conf:2: unterminated '\"': a quoted word ends with '\"' on the same line");
+  EXPECT_EQ(error_of("module a\"b\"\n"),
+            "conf:1: '\"' inside the word 'a\"...': quote the whole word, as in "
+            "\"/opt/my tools/x.so\"");
+  EXPECT_EQ(error_of("module \"a\"b\n"),
+            "conf:1: a quoted word must be followed by a blank, not 'b'");
+  EXPECT_EQ(error_of("module \"\"\n"), "conf:1: 'module' needs a module name, not an empty one");
+  EXPECT_EQ(error_of("stack \"\"\n"), "conf:1: 'stack' needs a stack name, not an empty one");
+}
+
+TEST(Config, LongTokensAreShortenedInMessages) {
+  const std::string name(100000, 'x');
+  EXPECT_EQ(error_of("module a " + name + "\n"),
+            "conf:1: 'module' takes one name; unexpected '" + std::string(200, 'x') +
+                "... (100000 bytes)' (give module arguments on 'argument' lines below it)");
+  EXPECT_EQ(shown("short"), "short");
+  EXPECT_EQ(shown(std::string(200, 'y')), std::string(200, 'y'));
+  EXPECT_EQ(shown(std::string(201, 'y')), std::string(200, 'y') + "... (201 bytes)");
+}
+
+/// Seconds to parse `lines` lines made by `line(i)`.
+template <typename Line> double parse_seconds(int lines, Line line) {
+  std::string text = "module a\n";
+  for (int i = 0; i < lines; ++i)
+    text += line(i);
+  const auto start = std::chrono::steady_clock::now();
+  const Config c = parse_config(text, "conf");
+  EXPECT_EQ(c.modules.size(), 1u);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+TEST(Config, ManyArgumentLinesParseInLinearTime) {
+  auto line = [](int i) { return "argument key" + std::to_string(i) + " value\n"; };
+  const double small = parse_seconds(20000, line);
+  const double large = parse_seconds(200000, line);
+  // Ten times the lines: about ten times the time. A quadratic parser takes 100 times (and
+  // some 50 s); the bounds are wide because timings on a shared machine are noisy.
+  EXPECT_LT(large, 5.0);
+  EXPECT_LT(large, 40 * small + 0.5) << "20,000 lines: " << small << " s, 200,000: " << large;
+}
+
+TEST(Config, StacksAreCountedAndBounded) {
+  std::string text;
+  for (int i = 1; i < kMaxStacks; ++i)
+    text += "stack s" + std::to_string(i) + "\nmodule a\n";
+  EXPECT_EQ(parse_config(text, "conf").stacks.size(), static_cast<std::size_t>(kMaxStacks));
+  const int line = 2 * (kMaxStacks - 1) + 1;
+  EXPECT_EQ(error_of(text + "stack one-too-many\n"),
+            "conf:" + std::to_string(line) + ": too many stacks: at most " +
+                std::to_string(kMaxStacks) +
+                " (each costs a table of every MPI routine on every rank)");
+  EXPECT_EQ(error_of(text + "stack s7\n"),
+            "conf:" + std::to_string(line) +
+                ": stack 's7' started twice (first on line 13): each stack is one section; list "
+                "its modules together");
+}
+
+TEST(DebugLevel, AValueThatIsNoLevelIsReportedOnce) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        ::setenv("PNMPI_DEBUG", "abc", 1);
+        std::_Exit(debug_level() == 0 && debug_level() == 0 ? 7 : 1);
+      },
+      ::testing::ExitedWithCode(7),
+      "^pnmpi: warning: PNMPI_DEBUG is 'abc', not a debug level \\(a whole number, 0 to 4\\); "
+      "debug output stays off\n$");
+  EXPECT_EXIT(
+      {
+        ::setenv("PNMPI_DEBUG", "12", 1);
+        std::_Exit(debug_level() == 4 ? 7 : 1);
+      },
+      ::testing::ExitedWithCode(7), "^$");
+}
+
 class ConfigDiscovery : public ::testing::Test {
 protected:
   void SetUp() override {
@@ -135,6 +229,149 @@ TEST_F(ConfigDiscovery, LoadFileReportsItsPath) {
                                              "(expected 'module', 'argument', 'pcontrol', "
                                              "'stack' or 'globalpcontrol')");
   }
+}
+
+TEST_F(ConfigDiscovery, ADotConfThatIsNoFileIsAnError) {
+  ::mkdir(".pnmpi-conf", 0755);
+  touch(m_dir + "/home/.pnmpi-conf");
+  try {
+    find_config_file();
+    FAIL() << "expected an error";
+  } catch (const Error &e) {
+    EXPECT_STREQ(e.what(), ".pnmpi-conf: is a directory, not a configuration file; remove or "
+                           "rename it, or set PNMPI_CONF to the configuration to use");
+  }
+  ::rmdir(".pnmpi-conf");
+  ::unlink((m_dir + "/home/.pnmpi-conf").c_str());
+  ::mkdir((m_dir + "/home/.pnmpi-conf").c_str(), 0755);
+  try {
+    find_config_file();
+    FAIL() << "expected an error";
+  } catch (const Error &e) {
+    EXPECT_EQ(std::string(e.what()),
+              m_dir + "/home/.pnmpi-conf: is a directory, not a configuration file; remove or "
+                      "rename it, or set PNMPI_CONF to the configuration to use");
+  }
+  ::rmdir((m_dir + "/home/.pnmpi-conf").c_str());
+}
+
+/// Files and directories with chosen owners and modes, under the scratch directory.
+class Trust : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ::unsetenv("PNMPI_ALLOW_UNSAFE");
+    ::mkdir(PNMPI_TEST_SCRATCH_DIR, 0755);
+    m_dir = std::string(PNMPI_TEST_SCRATCH_DIR) + "/trust";
+    ::mkdir(m_dir.c_str(), 0755);
+    ::chmod(m_dir.c_str(), 0755);
+  }
+  void TearDown() override { ::unsetenv("PNMPI_ALLOW_UNSAFE"); }
+  /// A config file `name` in a fresh directory `dir` (under m_dir) of mode `dir_mode`.
+  std::string file(const std::string &dir, mode_t dir_mode, mode_t file_mode) {
+    const std::string d = m_dir + "/" + dir;
+    ::mkdir(d.c_str(), 0755);
+    const std::string f = d + "/conf";
+    ::unlink(f.c_str());
+    std::ofstream(f) << "module x\n";
+    EXPECT_EQ(::chmod(f.c_str(), file_mode), 0);
+    EXPECT_EQ(::chmod(d.c_str(), dir_mode), 0);
+    return f;
+  }
+  static std::string error_of_load(const std::string &path) {
+    try {
+      load_config_file(path);
+    } catch (const Error &e) {
+      return e.what();
+    }
+    return "(no error)";
+  }
+  std::string m_dir;
+};
+
+TEST_F(Trust, OwnFilesInPrivateOrStickyDirectoriesAreTrusted) {
+  EXPECT_EQ(error_of_load(file("private", 0755, 0644)), "(no error)");
+  EXPECT_EQ(error_of_load(file("sticky", 01777, 0644)), "(no error)");
+  EXPECT_EQ(error_of_load(file("readonly", 0555, 0400)), "(no error)");
+}
+
+TEST_F(Trust, WritableByOthersIsRefusedWithTheFix) {
+  const std::string f = file("open-file", 0755, 0666);
+  EXPECT_EQ(error_of_load(f), f +
+                                  ": not trusted: it is writable by its group and others (mode "
+                                  "0666), so they decide what pnmpi loads; run 'chmod go-w " +
+                                  f + "', or set PNMPI_ALLOW_UNSAFE=1 to accept it");
+  const std::string g = file("group-file", 0755, 0620);
+  EXPECT_EQ(error_of_load(g), g +
+                                  ": not trusted: it is writable by its group (mode 0620), so "
+                                  "they decide what pnmpi loads; run 'chmod go-w " +
+                                  g + "', or set PNMPI_ALLOW_UNSAFE=1 to accept it");
+  const std::string d = file("open-dir", 0777, 0644);
+  EXPECT_EQ(error_of_load(d), d + ": not trusted: its directory " + m_dir +
+                                  "/open-dir is writable by its group and others (mode 0777), "
+                                  "so they decide what pnmpi loads; run 'chmod go-w " +
+                                  m_dir + "/open-dir', or set PNMPI_ALLOW_UNSAFE=1 to accept it");
+  // A directory further up counts as much: whoever can rename it chooses the file.
+  ::chmod(m_dir.c_str(), 0757);
+  const std::string up = file("under-open", 0755, 0644);
+  EXPECT_EQ(error_of_load(up), up + ": not trusted: its directory " + m_dir +
+                                   " is writable by others (mode 0757), so they decide what "
+                                   "pnmpi loads; run 'chmod go-w " +
+                                   m_dir + "', or set PNMPI_ALLOW_UNSAFE=1 to accept it");
+  ::setenv("PNMPI_ALLOW_UNSAFE", "1", 1);
+  EXPECT_EQ(error_of_load(f), "(no error)");
+  EXPECT_EQ(error_of_load(up), "(no error)");
+  ::chmod(m_dir.c_str(), 0755);
+}
+
+TEST_F(Trust, ALinkInAnOpenDirectoryIsRefused) {
+  const std::string target = file("private", 0755, 0644);
+  const std::string open = m_dir + "/open-links";
+  ::mkdir(open.c_str(), 0755);
+  ::chmod(open.c_str(), 0777);
+  ::unlink((open + "/conf").c_str());
+  ASSERT_EQ(::symlink(target.c_str(), (open + "/conf").c_str()), 0);
+  EXPECT_EQ(error_of_load(open + "/conf"),
+            open + "/conf: not trusted: its directory " + open +
+                " is writable by its group and others (mode 0777), so they decide what pnmpi "
+                "loads; run 'chmod go-w " +
+                open + "', or set PNMPI_ALLOW_UNSAFE=1 to accept it");
+}
+
+TEST_F(Trust, ALinkedDirectoryOnTheWayCounts) {
+  // open-way/linked -> private: the file is trusted, but the way to it is not.
+  const std::string target = file("private", 0755, 0644);
+  const std::string open = m_dir + "/open-way";
+  ::mkdir(open.c_str(), 0755);
+  ::chmod(open.c_str(), 0777);
+  ::unlink((open + "/linked").c_str());
+  ASSERT_EQ(::symlink((m_dir + "/private").c_str(), (open + "/linked").c_str()), 0);
+  EXPECT_EQ(error_of_load(open + "/linked/conf"),
+            open + "/linked/conf: not trusted: its directory " + open +
+                " is writable by its group and others (mode 0777), so they decide what pnmpi "
+                "loads; run 'chmod go-w " +
+                open + "', or set PNMPI_ALLOW_UNSAFE=1 to accept it");
+  ::chmod(open.c_str(), 0755);
+  EXPECT_EQ(error_of_load(open + "/linked/conf"), "(no error)");
+}
+
+TEST_F(Trust, FilesOfAnotherUserAreRefused) {
+  if (::geteuid() != 0)
+    GTEST_SKIP() << "needs root to give a file to another user";
+  const std::string f = file("foreign-file", 0755, 0644);
+  ASSERT_EQ(::chown(f.c_str(), 4242, 4242), 0);
+  EXPECT_EQ(error_of_load(f), f + ": not trusted: it belongs to uid 4242, not to you or root, "
+                                  "so that user decides what pnmpi loads; have it "
+                                  "owned by you or root ('chown'), or set PNMPI_ALLOW_UNSAFE=1 "
+                                  "to accept it");
+  const std::string d = file("foreign-dir", 0755, 0644);
+  ASSERT_EQ(::chown((m_dir + "/foreign-dir").c_str(), 4242, 4242), 0);
+  EXPECT_EQ(error_of_load(d), d + ": not trusted: its directory " + m_dir +
+                                  "/foreign-dir belongs to uid 4242, not to you or root, "
+                                  "so that user decides what pnmpi loads; have it owned "
+                                  "by you or root ('chown'), or set PNMPI_ALLOW_UNSAFE=1 to "
+                                  "accept it");
+  ::setenv("PNMPI_ALLOW_UNSAFE", "1", 1);
+  EXPECT_EQ(error_of_load(f), "(no error)");
 }
 
 TEST(BitSet, SetAndTestEveryBitOfSeveralWords) {

@@ -59,7 +59,9 @@ TEST(ElfImage, ReadsWrappersCallSitesAndHooksOfABuiltModule) {
   EXPECT_EQ(calls(0), 0);
   EXPECT_TRUE(img.pmpi_imports.empty()) << "the build patched it";
   EXPECT_FALSE(img.unknown_xmpi.empty()) << "XMPI_Bsend etc. are not in this small index";
-  EXPECT_EQ(img.pnmpi_syms.count("PNMPI_RegistrationPoint"), 1u);
+  EXPECT_EQ(img.pnmpi_syms.count("pnmpi_module_loaded"), 1u);
+  ASSERT_TRUE(img.argument_keys.has_value()) << "delay declares its arguments";
+  EXPECT_EQ(*img.argument_keys, (std::vector<std::string>{"delay-us"}));
   EXPECT_FALSE(img.code.empty());
 }
 

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Copyright (c) 2026 the pnmpi authors
+
+// How libpnmpi ends the whole job after a fatal error (log.h, set_job_ender). A rank that
+// just exits before MPI_Init leaves some launchers (MPICH's Hydra) waiting forever for it,
+// and the other ranks blocked in MPI_Init. So the rank joins MPI first, if it has not, and
+// aborts the job: every launcher then ends every rank promptly. The error has been printed
+// before this runs, so each failing rank's message comes out even if another rank's abort
+// ends the job first. log.cpp stays free of MPI (pnmpi-info shares it); this file is
+// libpnmpi's only and installs the hook when the library is loaded.
+
+#include <mpi.h>
+
+#include "log.h"
+
+namespace {
+
+void abort_job() {
+  int finalized = 0;
+  if (PMPI_Finalized(&finalized) != MPI_SUCCESS || finalized)
+    return; // too late for MPI: the process exits alone
+  int initialized = 0;
+  if (PMPI_Initialized(&initialized) != MPI_SUCCESS)
+    return;
+  // PMPI_ directly: MPI_Init would enter pnmpi again, and a module may be half loaded.
+  if (!initialized && PMPI_Init(nullptr, nullptr) != MPI_SUCCESS)
+    return;
+  PMPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+struct InstallJobEnder {
+  InstallJobEnder() { pnmpi::set_job_ender(&abort_job); }
+} install_job_ender;
+
+} // namespace
