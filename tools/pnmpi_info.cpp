@@ -193,6 +193,8 @@ void gather(Report &r, const Options &o) {
         r.owned.push_back(read_module_file(file_path, spec, r.config, routines));
         file = by_path[file_path] = r.owned.back().get();
       }
+      if (file != nullptr)
+        check_declared_arguments(file->image, spec, r.config);
     } catch (const Error &e) {
       r.errors.push_back(e.what());
       by_path.emplace(file_path, nullptr);

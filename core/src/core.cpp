@@ -131,6 +131,7 @@ void Core::load() {
       m_files.push_back(read_module_file(file_path, spec, m_config, routines));
       file = m_files.back().get();
     }
+    check_declared_arguments(file->image, spec, m_config);
     const int index = static_cast<int>(m_layers.size());
     m_layers.push_back({&spec, load_module_copy(*file, spec, m_config, copies, index)});
     debug(2, "layer " + std::to_string(m_layers.size() - 1) + ": module '" + spec.name + "' from " +

@@ -3,6 +3,7 @@
 
 #include "module_loader.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -27,6 +28,23 @@ namespace pnmpi {
 std::string module_context(const ModuleSpec &module, const Config &config) {
   return shown(config.path) + ":" + std::to_string(module.line) + ": module '" +
          shown(module.name) + "'";
+}
+
+void check_declared_arguments(const ElfImage &image, const ModuleSpec &module,
+                              const Config &config) {
+  if (!image.argument_keys)
+    return;
+  const std::vector<std::string> &keys = *image.argument_keys;
+  for (const Argument &a : module.arguments) {
+    if (std::find(keys.begin(), keys.end(), a.key) != keys.end())
+      continue;
+    std::string accepted;
+    for (const std::string &k : keys)
+      accepted += (accepted.empty() ? "" : ", ") + k;
+    throw Error(shown(config.path) + ":" + std::to_string(a.line) + ": module '" +
+                shown(module.name) + "' takes no argument '" + shown(a.key) + "' (it takes " +
+                (keys.empty() ? std::string("none") : accepted) + "); check the spelling");
+  }
 }
 
 std::vector<std::string> module_search_path() {

@@ -69,6 +69,11 @@ private:
 LoadedModule load_module_copy(ModuleFile &file, const ModuleSpec &module, const Config &config,
                               CopyDirectory &copies, int layer);
 
+/// Throws pnmpi::Error naming the `argument` line when `module` is given a key that its file
+/// does not declare (PNMPI_MODULE_ARGUMENTS). A module that declares nothing takes any key.
+void check_declared_arguments(const ElfImage &image, const ModuleSpec &module,
+                              const Config &config);
+
 /// `PATH:LINE: module 'NAME'` — how every message about a module begins.
 std::string module_context(const ModuleSpec &module, const Config &config);
 

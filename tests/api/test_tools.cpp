@@ -290,6 +290,22 @@ TEST(Check, TheMpiLibraryIsRefusedAsAModule) {
       << r.err;
 }
 
+// A module that declares its argument keys (PNMPI_MODULE_ARGUMENTS) refuses a misspelt one,
+// at its line; one that declares nothing (api_probe) takes any key.
+TEST(Check, AnArgumentTheModuleDoesNotTakeIsAnError) {
+  const std::string conf =
+      conf_file("module delay\nargument delay_us 200000\nmodule api_probe\nargument anything 1\n");
+  const RunResult r = info({"--check", "-c", conf, "-L", PNMPI_MODULE_BUILD_DIR});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_EQ(r.err, "pnmpi-info: " + conf +
+                       ":2: module 'delay' takes no argument 'delay_us' (it takes delay-us); "
+                       "check the spelling\n")
+      << describe(r);
+  const RunResult ok = info({"--check", "-c", conf_file("module delay\nargument delay-us 0x10\n"),
+                             "-L", PNMPI_MODULE_BUILD_DIR});
+  EXPECT_EQ(ok.exit_code, 0) << describe(ok);
+}
+
 TEST(Check, AQuotedModulePathMayHoldBlanks) {
   const std::string dir = std::string(PNMPI_TEST_SCRATCH_DIR) + "/my tools";
   ::mkdir(dir.c_str(), 0755);

@@ -204,6 +204,16 @@ TEST(Delay, RejectsAMalformedDelay) {
       << r.err;
 }
 
+TEST(Delay, AMisspeltArgumentStopsTheJob) {
+  const RunResult r = run_with("module delay\nargument delay_us 200000\n", {app("order_app")});
+  EXPECT_NE(r.exit_code, 0) << describe(r);
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_FALSE(lines_with(r.err, ".conf:2: module 'delay' takes no argument 'delay_us' (it takes "
+                                 "delay-us); check the spelling")
+                   .empty())
+      << r.err;
+}
+
 TEST(Delay, TakesAHexadecimalDelay) {
   const RunResult r = run_with("module delay\nargument delay-us 0xc8\n", {app("delay_app"), "10"});
   ASSERT_EQ(r.exit_code, 0) << describe(r);
