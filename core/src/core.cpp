@@ -11,6 +11,7 @@
 #include <map>
 #include <mpi.h>
 #include <mutex>
+#include <unistd.h>
 
 #include "bindings.h"
 #include "dispatch.h"
@@ -322,6 +323,13 @@ bool mpi_started() {
 // Before main: the MPI language bindings loaded with the program enter the chain before
 // the application's first MPI call.
 __attribute__((constructor)) void redirect_bindings_at_start() {
+  // A program built for another MPI has both MPIs loaded now: say so, before either is
+  // used (ending the job through MPI is not possible with two of them: just this rank).
+  const std::vector<std::string> other = pnmpi::loaded_other_mpis();
+  if (!other.empty()) {
+    pnmpi::print_error(pnmpi::built_for_other_mpi(other.front(), "program"));
+    ::_exit(1);
+  }
   or_fatal("while redirecting the MPI's language bindings", pnmpi::redirect_bindings);
 }
 

@@ -199,6 +199,7 @@ ElfImage read_elf_image(const std::vector<unsigned char> &bytes, const std::stri
   const std::uint64_t ndyn = dynamic->p_filesz / sizeof(ElfW(Dyn));
   const auto *dyn = r.at<ElfW(Dyn)>(dynamic->p_offset, ndyn);
   bool has_rel = false;
+  std::vector<std::uint64_t> needed; // string table offsets of the DT_NEEDED names
   for (std::uint64_t i = 0; i < ndyn && dyn[i].d_tag != DT_NULL; ++i) {
     const std::uint64_t v = dyn[i].d_un.d_val;
     switch (dyn[i].d_tag) {
@@ -238,6 +239,9 @@ ElfImage read_elf_image(const std::vector<unsigned char> &bytes, const std::stri
     case DT_REL:
       has_rel = true;
       break;
+    case DT_NEEDED:
+      needed.push_back(v);
+      break;
     default:
       break;
     }
@@ -248,6 +252,13 @@ ElfImage read_elf_image(const std::vector<unsigned char> &bytes, const std::stri
     r.fail("corrupt ELF file: unexpected dynamic symbol size");
 
   const char *strings = r.at<char>(r.offset_of(strtab, strsz, "DT_STRTAB"), strsz);
+  for (const std::uint64_t offset : needed) {
+    const void *nul =
+        offset < strsz ? std::memchr(strings + offset, '\0', strsz - offset) : nullptr;
+    if (nul == nullptr)
+      r.fail("corrupt ELF file: a DT_NEEDED name lies outside the string table");
+    image.needed.emplace_back(strings + offset);
+  }
   const std::uint64_t nsyms = symbol_count(r, hash, gnu_hash);
   const auto *syms =
       r.at<ElfW(Sym)>(r.offset_of(symtab, nsyms * sizeof(ElfW(Sym)), "DT_SYMTAB"), nsyms);

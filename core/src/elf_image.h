@@ -42,6 +42,7 @@ struct ElfImage {
   std::unordered_map<std::string, std::uint64_t> pnmpi_syms; ///< defined PNMPI_*/pnmpi_* symbols
   std::vector<std::string> pmpi_imports;                     ///< PMPI_* still imported: unpatched
   std::vector<std::string> unknown_xmpi;                     ///< XMPI_* with no such routine here
+  std::vector<std::string> needed;                           ///< the libraries it needs (DT_NEEDED)
   /// The argument keys the module accepts (PNMPI_MODULE_ARGUMENTS), when it declares them.
   std::optional<std::vector<std::string>> argument_keys;
   std::vector<std::string> pmpi_defined; ///< PMPI_* defined and exported: an MPI library's

@@ -12,12 +12,17 @@
 #include <fstream>
 #include <iterator>
 #include <link.h>
+#include <string_view>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "elf_slide.h"
 #include "error.h"
 #include "log.h"
+
+#ifndef PNMPI_MPI_SONAME
+#error "PNMPI_MPI_SONAME names the MPI library pnmpi is built for (CMake sets it)"
+#endif
 
 #ifndef PNMPI_MODULE_DIR
 #define PNMPI_MODULE_DIR ""
@@ -28,6 +33,53 @@ namespace pnmpi {
 std::string module_context(const ModuleSpec &module, const Config &config) {
   return shown(config.path) + ":" + std::to_string(module.line) + ": module '" +
          shown(module.name) + "'";
+}
+
+namespace {
+
+/// Which MPI a library soname belongs to, as people know it.
+std::string mpi_family(std::string_view soname) {
+  if (soname.substr(0, 8) == "libmpich")
+    return "MPICH";
+  if (soname == "libmpi.so.12")
+    return "an MPICH-based MPI";
+  if (soname == "libmpi.so.40")
+    return "Open MPI 3 to 5";
+  return "an MPI";
+}
+
+int collect_other_mpi(dl_phdr_info *info, std::size_t, void *data) {
+  if (info->dlpi_name != nullptr && is_other_mpi(info->dlpi_name))
+    static_cast<std::vector<std::string> *>(data)->push_back(info->dlpi_name);
+  return 0;
+}
+
+} // namespace
+
+bool is_other_mpi(std::string_view library) {
+  const std::size_t slash = library.rfind('/');
+  const std::string_view name =
+      slash == std::string_view::npos ? library : library.substr(slash + 1);
+  bool mpi = false;
+  for (std::string_view base : {"libmpi.so", "libmpich.so"})
+    mpi |= name.substr(0, base.size()) == base &&
+           (name.size() == base.size() || name[base.size()] == '.');
+  return mpi && name != PNMPI_MPI_SONAME;
+}
+
+std::string built_for_other_mpi(const std::string &library, const char *what) {
+  const std::size_t slash = library.rfind('/');
+  const std::string name = slash == std::string::npos ? library : library.substr(slash + 1);
+  return std::string("built for another MPI: the ") + what + " needs " + name + " (" +
+         mpi_family(name) + "), and this pnmpi was built for " + PNMPI_MPI_SONAME + " (" +
+         mpi_family(PNMPI_MPI_SONAME) + "); use a " + what + " built for " + PNMPI_MPI_SONAME +
+         ", or the pnmpi built for " + name;
+}
+
+std::vector<std::string> loaded_other_mpis() {
+  std::vector<std::string> found;
+  ::dl_iterate_phdr(collect_other_mpi, &found);
+  return found;
 }
 
 void check_declared_arguments(const ElfImage &image, const ModuleSpec &module,
@@ -144,6 +196,9 @@ std::unique_ptr<ModuleFile> read_module_file(const std::string &path, const Modu
                 ", ...): it is an MPI library, not a PMPI tool; list the tools to chain, "
                 "never the MPI library itself, which is always the bottom layer");
   }
+  for (const std::string &lib : image.needed)
+    if (is_other_mpi(lib))
+      throw Error(context + ": " + built_for_other_mpi(lib, "module"));
   if (!image.pmpi_imports.empty()) {
     const std::size_t more = image.pmpi_imports.size() - 1;
     throw Error(context + ": calls " + image.pmpi_imports.front() + " directly" +

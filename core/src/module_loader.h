@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "config.h"
@@ -68,6 +69,16 @@ private:
 /// Throws pnmpi::Error.
 LoadedModule load_module_copy(ModuleFile &file, const ModuleSpec &module, const Config &config,
                               CopyDirectory &copies, int layer);
+
+/// Whether `library` (a soname or a path) is an MPI C library (libmpi.so.N, libmpich.so.N)
+/// other than the one pnmpi is built for.
+bool is_other_mpi(std::string_view library);
+
+/// The message for a `what` ("module", "program") that needs another MPI's `library`.
+std::string built_for_other_mpi(const std::string &library, const char *what);
+
+/// The MPI C libraries other than pnmpi's that are loaded in this process.
+std::vector<std::string> loaded_other_mpis();
 
 /// Throws pnmpi::Error naming the `argument` line when `module` is given a key that its file
 /// does not declare (PNMPI_MODULE_ARGUMENTS). A module that declares nothing takes any key.

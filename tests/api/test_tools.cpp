@@ -290,6 +290,35 @@ TEST(Check, TheMpiLibraryIsRefusedAsAModule) {
       << r.err;
 }
 
+// Built for the other installed MPI: refused by name, as a module (pnmpi-info --check, the
+// same reader as the core's) and as a program libpnmpi is preloaded into.
+TEST(Check, AModuleBuiltForAnotherMpiIsRefused) {
+  const std::string module = PNMPI_API_OTHER_MPI_MODULE;
+  if (module.empty())
+    GTEST_SKIP() << "the other MPI's C library is not installed";
+  const RunResult r = info({"--check", "-c", conf_file("module " + module + "\n")});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  const std::string ours = PNMPI_API_MPI_SONAME;
+  EXPECT_NE(r.err.find("): built for another MPI: the module needs libmpi"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("and this pnmpi was built for " + ours + " ("), std::string::npos) << r.err;
+}
+
+TEST(Preload, AProgramBuiltForAnotherMpiIsRefusedBeforeItRuns) {
+  const std::string app = PNMPI_API_OTHER_MPI_APP;
+  if (app.empty())
+    GTEST_SKIP() << "the other MPI's C library is not installed";
+  const RunResult plain = run({app}, {}, 30);
+  ASSERT_EQ(plain.exit_code, 0) << describe(plain);
+  const RunResult r = run({app}, {{"LD_PRELOAD", PNMPI_API_LIBPNMPI}}, 30);
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_EQ(r.out, "") << "the program must not run";
+  const std::string ours = PNMPI_API_MPI_SONAME;
+  EXPECT_NE(r.err.find("pnmpi: built for another MPI: the program needs libmpi"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("and this pnmpi was built for " + ours + " ("), std::string::npos) << r.err;
+}
+
 // A module that declares its argument keys (PNMPI_MODULE_ARGUMENTS) refuses a misspelt one,
 // at its line; one that declares nothing (api_probe) takes any key.
 TEST(Check, AnArgumentTheModuleDoesNotTakeIsAnError) {
