@@ -174,6 +174,7 @@ CommInfo *insert_info(ShellIndex<CommInfo> &index, std::uintptr_t key,
 /// MPI deletes our attribute when a communicator is freed (by anyone, or at finalize):
 /// its translation table goes with it; its collective statistics stay for the output.
 int comm_deleted(MPI_Comm comm, int, void *, void *) {
+  sessions_comm_freed(comm);
   try {
     std::lock_guard<std::mutex> guard(g.lock);
     CommInfo *ci = g.comms.erase(handle_key(comm));

@@ -384,6 +384,37 @@ TEST(MonitorSessionTable, StateMachine) {
   EXPECT_EQ(t.view(b, v), MPI_M_INVALID_MSID);
 }
 
+TEST(MonitorSessionTable, AFreedCommunicatorIsNeverUsedAgain) {
+  FakeCounters c;
+  SessionTable t(c.reader());
+  ASSERT_EQ(t.init(), MPI_SUCCESS);
+  // Two handles as fake communicators: only their bits are compared.
+  const MPI_Comm freed = MPI_COMM_WORLD, kept = MPI_COMM_SELF;
+  int a = 0, b = 0, later = 0;
+  ASSERT_EQ(t.start(freed, 0, {0, 1}, &a), MPI_SUCCESS);
+  ASSERT_EQ(t.start(kept, 0, {0, 1}, &b), MPI_SUCCESS);
+  c.send(1, 0, 10);
+  t.comm_freed(freed);
+  SessionView v;
+  EXPECT_EQ(t.view(a, v), MPI_M_COMM_FREED); // active: the freed communicator comes first
+  EXPECT_EQ(t.suspend(a), MPI_SUCCESS);
+  EXPECT_EQ(t.view(a, v), MPI_M_COMM_FREED);
+  int size = 0;
+  EXPECT_EQ(t.size_of(a, &size), MPI_SUCCESS);
+  EXPECT_EQ(size, 2);
+  EXPECT_EQ(t.resume(a), MPI_SUCCESS);
+  EXPECT_EQ(t.suspend(MPI_M_ALL_MSID), MPI_SUCCESS);
+  EXPECT_EQ(t.reset(a), MPI_SUCCESS);
+  EXPECT_EQ(p2p_bytes(t, b), (std::vector<std::uint64_t>{0, 10}));
+  // A communicator created later with the freed one's handle is another communicator.
+  ASSERT_EQ(t.start(freed, 0, {0, 1}, &later), MPI_SUCCESS);
+  EXPECT_EQ(t.suspend(later), MPI_SUCCESS);
+  EXPECT_EQ(t.view(later, v), MPI_SUCCESS);
+  EXPECT_EQ(t.view(a, v), MPI_M_COMM_FREED);
+  EXPECT_EQ(t.free_session(a), MPI_SUCCESS);
+  EXPECT_EQ(t.finalize(), MPI_SUCCESS);
+}
+
 TEST(MonitorSessionTable, Categories) {
   const std::vector<std::uint64_t> v = {1, 10, 2, 20, 3, 30, 4, 40};
   std::uint64_t c = 0, b = 0;
