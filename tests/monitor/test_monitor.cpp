@@ -718,5 +718,21 @@ TEST(MonitorOptions, UnwritableOutputIsReportedNotFatal) {
       << run.result.err;
 }
 
+TEST(MonitorOutput, OwnCollectivesUseSeparateBuffers) {
+  // A module below the monitor sees the monitor's output collectives and counts those whose
+  // send buffer is MPI_IN_PLACE (valgrind's MPI checker reports them as unaddressable).
+  const Monitored run =
+      run_monitored({bin("monitor_patterns"), "ring"}, "", "module monitor_inplace_probe\n");
+  ASSERT_EQ(run.result.exit_code, 0) << describe(run.result);
+  for (int r = 0; r < N; ++r) {
+    std::smatch m;
+    const std::regex probe("inplace-probe: rank " + std::to_string(r) +
+                           ": ([0-9]+) collectives, ([0-9]+) in place");
+    ASSERT_TRUE(std::regex_search(run.result.err, m, probe)) << run.result.err;
+    EXPECT_GT(std::stoi(m[1]), 0) << r;
+    EXPECT_EQ(m[2], "0") << r;
+  }
+}
+
 } // namespace
 } // namespace pnmpi::test
