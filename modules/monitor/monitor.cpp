@@ -38,7 +38,7 @@ bool write_or_report(const std::string &path, const std::string &text) noexcept 
       return true;
     report_error(error);
   } catch (...) {
-    report_error("out of memory while writing " + path);
+    report_error("out of memory while writing '" + escape_name(path) + "'");
   }
   return false;
 }

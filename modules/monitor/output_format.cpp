@@ -30,9 +30,30 @@ std::string prof_line(const char *type, int me, int peer, std::uint64_t bytes, s
   return line;
 }
 
+std::string escape_name(const std::string &name) {
+  std::string out;
+  out.reserve(name.size());
+  for (unsigned char c : name) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      char esc[8];
+      std::snprintf(esc, sizeof esc, "\\x%02x", c);
+      out += esc;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
 std::string prof_comm_block(const std::string &name, const std::vector<int> &procs, int me,
                             const std::uint64_t counts[3], const std::uint64_t bytes[3]) {
-  std::string block = "D\t" + name + "\tprocs: ";
+  std::string block = "D\t" + escape_name(name) + "\tprocs: ";
   for (std::size_t i = 0; i < procs.size(); ++i) {
     if (i > 0)
       block += ',';

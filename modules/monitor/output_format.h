@@ -14,7 +14,14 @@ namespace pnmpi::monitor {
 std::string prof_line(const char *type, int me, int peer, std::uint64_t bytes, std::uint64_t count,
                       const std::uint64_t *histogram);
 
-/// A communicator's block: `D <name> procs: <world ranks>` then O2A, A2O and A2A lines.
+/// `name` as it may appear in a line of a text output (a .prof file, the summary, an error
+/// message): `\` becomes `\\`, a newline `\n`, a TAB `\t`, any other control character
+/// (below 0x20, and 0x7f) `\xHH`; other bytes, UTF-8 included, are kept. A name can then
+/// neither end a line nor add a field.
+std::string escape_name(const std::string &name);
+
+/// A communicator's block: `D <name> procs: <world ranks>` then O2A, A2O and A2A lines
+/// (`name` is escaped with escape_name()).
 std::string prof_comm_block(const std::string &name, const std::vector<int> &procs, int me,
                             const std::uint64_t counts[3], const std::uint64_t bytes[3]);
 

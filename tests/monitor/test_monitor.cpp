@@ -734,5 +734,28 @@ TEST(MonitorOutput, OwnCollectivesUseSeparateBuffers) {
   }
 }
 
+TEST(MonitorOutput, CommunicatorNamesCannotForgeLines) {
+  // Two duplicates of MPI_COMM_WORLD named with newlines and TABs, the first freed before
+  // MPI_Finalize (its name is kept), the second alive: a barrier on each.
+  const Monitored run = run_pattern("names");
+  Expected want;
+  for (int r = 0; r < N; ++r) {
+    want.p2p(r, next(r, 1), 400, 3);
+    want.p2p(r, next(r, 1), 0);
+    for (int j = 0; j < N; ++j)
+      if (j != r)
+        add(want.C, r, j, 0, 2);
+  }
+  expect_run(run, want); // no forged E line, no malformed line
+  for (int r = 0; r < N; ++r) {
+    const std::string who = "rank " + std::to_string(r);
+    expect_comm(find_comm(run, r, R"(forged\nE\t0\t1\t999999 bytes\t777 msgs sent\n# OSC\tx\\)"),
+                {Cell{}, Cell{}, Cell{1, 0}}, who + " forged name");
+    expect_comm(find_comm(run, r, R"(kept\tname)"), {Cell{}, Cell{}, Cell{1, 0}},
+                who + " kept name");
+    EXPECT_EQ(run.prof.files[static_cast<std::size_t>(r)].comms.size(), 3u) << who;
+  }
+}
+
 } // namespace
 } // namespace pnmpi::test

@@ -458,6 +458,19 @@ TEST(MonitorFormat, JsonStrings) {
   EXPECT_EQ(json_string("a\"b\\c\n\t\x01"), "\"a\\\"b\\\\c\\n\\t\\u0001\"");
 }
 
+TEST(MonitorFormat, NamesCannotEndALineOrAddAField) {
+  EXPECT_EQ(escape_name("MPI COMMUNICATOR 3"), "MPI COMMUNICATOR 3");
+  EXPECT_EQ(escape_name("a\nb\tc\\d\re\x7f\x01"), "a\\nb\\tc\\\\d\\x0de\\x7f\\x01");
+  EXPECT_EQ(escape_name("h\xc3\xa9t\xc3\xa9ro"), "h\xc3\xa9t\xc3\xa9ro"); // UTF-8 is kept
+  const std::uint64_t counts[3] = {0, 0, 1}, bytes[3] = {0, 0, 0};
+  const std::string block =
+      prof_comm_block("x\nE\t0\t1\t999999 bytes\t777 msgs sent", {0, 1}, 0, counts, bytes);
+  EXPECT_EQ(block, "D\tx\\nE\\t0\\t1\\t999999 bytes\\t777 msgs sent\tprocs: 0,1\n"
+                   "O2A\t0\t0 bytes\t0 msgs sent\n"
+                   "A2O\t0\t0 bytes\t0 msgs sent\n"
+                   "A2A\t0\t0 bytes\t1 msgs sent\n");
+}
+
 TEST(MonitorFormat, FilesAreReplacedAtomically) {
   namespace fs = std::filesystem;
   const fs::path dir =

@@ -423,6 +423,21 @@ static void oracle(void) {
   MPI_Reduce(d, sum, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
 }
 
+/* For the output-injection test: the ring, then a barrier on each of two duplicates of
+ * MPI_COMM_WORLD named to forge lines of the per-rank files; the first one is freed. */
+static const char kForged[] = "forged\nE\t0\t1\t999999 bytes\t777 msgs sent\n# OSC\tx\\";
+static void names(void) {
+  ring();
+  MPI_Comm a, b;
+  MPI_Comm_dup(MPI_COMM_WORLD, &a);
+  MPI_Comm_dup(MPI_COMM_WORLD, &b);
+  MPI_Comm_set_name(a, (char *)kForged);
+  MPI_Comm_set_name(b, (char *)"kept\tname");
+  MPI_Barrier(a);
+  MPI_Barrier(b);
+  MPI_Comm_free(&a);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -435,7 +450,7 @@ int main(int argc, char **argv) {
                   {"reduce", reduce},     {"bcast", bcast},         {"persistent", persistent},
                   {"rma", rma},           {"split", split},         {"intercomm", intercomm},
                   {"procnull", procnull}, {"sendmodes", sendmodes}, {"collectives", collectives},
-                  {"oracle", oracle},     {"tooled", tooled}};
+                  {"oracle", oracle},     {"tooled", tooled},       {"names", names}};
   int found = 0;
   for (size_t i = 0; i < sizeof patterns / sizeof patterns[0]; ++i)
     if (strcmp(name, patterns[i].name) == 0) {
