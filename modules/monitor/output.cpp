@@ -76,7 +76,7 @@ std::string stats_name(const CollStats &s, std::size_t index) {
 
 // ---- per-rank file ------------------------------------------------------------------------
 
-void write_per_rank(const Local &l) {
+bool write_per_rank(const Local &l) {
   const int me = g.world_rank;
   std::string text = "# POINT TO POINT\n";
   std::uint64_t hist[kHistogramBins];
@@ -124,7 +124,7 @@ void write_per_rank(const Local &l) {
     text += prof_comm_block(stats_name(s, i), procs, me, counts, bytes);
   }
   const std::string path = g.options.output + "." + std::to_string(me) + ".prof";
-  write_or_report(path, text);
+  return write_or_report(path, text);
 }
 
 // ---- gathered matrices --------------------------------------------------------------------
@@ -184,13 +184,13 @@ std::vector<std::vector<Row>> gather_rows(const std::vector<Row> &rows) {
   return all;
 }
 
-void write_gathered(const std::vector<std::vector<Row>> &all) {
+bool write_gathered(const std::vector<std::vector<Row>> &all) {
   const std::string path = g.options.output + ".json";
   AtomicFile out(path);
   std::FILE *f = out.file();
   if (f == nullptr) {
     report_error(out.error());
-    return;
+    return false;
   }
   const int n = g.world_size;
   std::fprintf(f,
@@ -225,8 +225,11 @@ void write_gathered(const std::vector<std::vector<Row>> &all) {
     std::fputs(c + 1 < ncat ? "    },\n" : "    }\n", f);
   }
   std::fputs("  }\n}\n", f);
-  if (!out.commit())
+  if (!out.commit()) {
     report_error(out.error());
+    return false;
+  }
+  return true;
 }
 
 // ---- summary ------------------------------------------------------------------------------
@@ -264,9 +267,55 @@ std::string totals_line(const std::uint64_t *t, unsigned origin) {
   return line;
 }
 
-void summarize(const Local &l) {
+/// "2 of 4 ranks (1,3)": which ranks, the first few by number.
+std::string ranks_phrase(const std::vector<int> &ranks, int n) {
+  std::string text = std::to_string(ranks.size()) + " of " + std::to_string(n) + " ranks (";
+  const std::size_t listed = std::min<std::size_t>(ranks.size(), 16);
+  for (std::size_t i = 0; i < listed; ++i)
+    text += (i > 0 ? "," : "") + std::to_string(ranks[i]);
+  return text + (listed < ranks.size() ? ",...)" : ")");
+}
+
+/// The summary's last lines: what was written, and what was not (failed lists the ranks
+/// whose per-rank file was not written; json_ok is rank 0's gathered file).
+std::string files_lines(const std::vector<int> &failed, bool json_ok) {
+  const int n = g.world_size;
+  const std::string prefix = escape_name(g.options.output);
+  std::vector<std::string> wrote, lost;
+  if (g.options.per_rank) {
+    const std::string name = prefix + ".<rank>.prof";
+    if (failed.empty())
+      wrote.push_back(name);
+    else if (failed.size() < static_cast<std::size_t>(n))
+      wrote.push_back(name + " on " + std::to_string(n - static_cast<int>(failed.size())) + " of " +
+                      std::to_string(n) + " ranks");
+    if (!failed.empty())
+      lost.push_back(name + " on " + ranks_phrase(failed, n));
+  }
+  if (g.options.gathered)
+    (json_ok ? wrote : lost).push_back(prefix + ".json");
+  auto join = [](const std::vector<std::string> &items) {
+    std::string text;
+    for (std::size_t i = 0; i < items.size(); ++i)
+      text += (i > 0 ? " and " : " ") + items[i];
+    return text;
+  };
+  std::string text;
+  if (!wrote.empty())
+    text += "pnmpi monitor: wrote" + join(wrote) + "\n";
+  if (!lost.empty())
+    text += "pnmpi monitor: failed to write" + join(lost) + "\n";
+  return text;
+}
+
+void summarize(const Local &l, bool per_rank_ok, bool json_ok) {
   const bool root = g.world_rank == 0;
   const int n = g.world_size;
+  std::vector<int> written(root ? static_cast<std::size_t>(n) : 0);
+  if (g.options.per_rank) {
+    const int mine = per_rank_ok ? 1 : 0;
+    PMPI_Gather(&mine, 1, MPI_INT, written.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  }
   std::uint64_t totals[kValues] = {};
   PMPI_Reduce(l.totals, totals, kValues, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
 
@@ -318,37 +367,37 @@ void summarize(const Local &l) {
                 "max %" PRIu64 "\n",
                 mem_out[0], mem_sum / static_cast<std::uint64_t>(n), fixed, mem_out[1]);
   text += line;
-  if (g.options.per_rank || g.options.gathered) {
-    text += "pnmpi monitor: wrote";
-    if (g.options.per_rank)
-      text += " " + g.options.output + ".<rank>.prof";
-    if (g.options.gathered)
-      text += std::string(g.options.per_rank ? " and " : " ") + g.options.output + ".json";
-    text += "\n";
-  }
+  std::vector<int> failed;
+  for (int r = 0; g.options.per_rank && r < n; ++r)
+    if (written[static_cast<std::size_t>(r)] == 0)
+      failed.push_back(r);
+  text += files_lines(failed, json_ok);
   std::fputs(text.c_str(), stderr);
   std::fflush(stderr);
 }
 
 } // namespace
 
-void write_outputs() noexcept {
+bool write_outputs() noexcept {
   try {
     Local l = collect();
+    bool per_rank_ok = true, json_ok = true;
     if (g.options.per_rank)
-      write_per_rank(l);
+      per_rank_ok = write_per_rank(l);
     if (g.options.gathered) {
       const std::vector<std::vector<Row>> all = gather_rows(l.rows);
       if (g.world_rank == 0)
-        write_gathered(all);
+        json_ok = write_gathered(all);
     }
     if (g.options.summary)
-      summarize(l);
+      summarize(l, per_rank_ok, json_ok);
+    return per_rank_ok && json_ok;
   } catch (const std::exception &e) {
     report_error(std::string("cannot write the output: ") + e.what());
   } catch (...) {
     report_error("cannot write the output");
   }
+  return false;
 }
 
 } // namespace pnmpi::monitor

@@ -708,14 +708,55 @@ TEST(MonitorOptions, MalformedValuesStopTheJob) {
       << bad_env.result.err;
 }
 
-TEST(MonitorOptions, UnwritableOutputIsReportedNotFatal) {
+// ---- output that cannot be written, planted files, names ---------------------------------
+
+/// The summary's and the ranks' lines that say what was not written.
+std::string failures(const RunResult &r) {
+  std::string text;
+  for (const std::string &line : lines_with(r.err, "pnmpi"))
+    if (line.find("cannot") != std::string::npos || line.find("wr") != std::string::npos)
+      text += line + "\n";
+  return text;
+}
+
+TEST(MonitorOutput, LostOutputFailsTheJobAndIsNamed) {
   const Monitored run = run_monitored({bin("monitor_patterns"), "ring"}, "", "", N,
                                       {{"PNMPI_MONITOR_OUTPUT", "/nonexistent/dir/mon"}});
-  EXPECT_EQ(run.result.exit_code, 0) << describe(run.result);
-  EXPECT_FALSE(lines_with(run.result.err, "pnmpi: module 'monitor': cannot write "
-                                          "'/nonexistent/dir/mon.0.prof'")
-                   .empty())
+  EXPECT_NE(run.result.exit_code, 0) << describe(run.result);
+  EXPECT_FALSE(run.result.timed_out);
+  for (int r = 0; r < N; ++r)
+    EXPECT_EQ(lines_with(run.result.err, "pnmpi: module 'monitor': cannot write "
+                                         "'/nonexistent/dir/mon." +
+                                             std::to_string(r) +
+                                             ".prof': No such file or directory")
+                  .size(),
+              1u)
+        << run.result.err;
+  EXPECT_EQ(lines_with(run.result.err, "pnmpi: module 'monitor': cannot write "
+                                       "'/nonexistent/dir/mon.json': No such file or directory")
+                .size(),
+            1u)
       << run.result.err;
+  EXPECT_EQ(lines_with(run.result.err, "pnmpi monitor: failed to write "
+                                       "/nonexistent/dir/mon.<rank>.prof on 4 of 4 ranks "
+                                       "(0,1,2,3) and /nonexistent/dir/mon.json")
+                .size(),
+            1u)
+      << run.result.err;
+  EXPECT_EQ(lines_with(run.result.err, "pnmpi monitor: wrote").size(), 0u) << run.result.err;
+
+  // A path longer than PATH_MAX, per-rank files only, no summary: each rank says why, and
+  // the job still fails.
+  const std::string too_long = "/tmp/" + std::string(5000, 'a') + "/mon";
+  const Monitored quiet = run_monitored({bin("monitor_patterns"), "ring"}, "",
+                                        "argument files per-rank\nargument summary off\n", N,
+                                        {{"PNMPI_MONITOR_OUTPUT", too_long}});
+  EXPECT_NE(quiet.result.exit_code, 0) << describe(quiet.result);
+  EXPECT_FALSE(quiet.result.timed_out);
+  EXPECT_EQ(lines_with(quiet.result.err, "prof': File name too long").size(),
+            static_cast<std::size_t>(N))
+      << failures(quiet.result);
+  EXPECT_EQ(lines_with(quiet.result.err, "pnmpi monitor:").size(), 0u);
 }
 
 TEST(MonitorOutput, OwnCollectivesUseSeparateBuffers) {
