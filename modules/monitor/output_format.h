@@ -29,7 +29,15 @@ std::string prof_comm_block(const std::string &name, const std::vector<int> &pro
 std::string json_string(const std::string &text);
 
 /// Writes `text` to `path` through a temporary file in the same directory and rename(2), so
-/// that readers see the old file or the whole new one. On failure sets `error`.
+/// that readers see the old file or the whole new one. On failure sets `error` (and `path`
+/// is left as it was).
+///
+/// The temporary file gets a new, unpredictable name and is created with
+/// O_CREAT|O_EXCL|O_NOFOLLOW: nothing planted in the directory is ever opened or followed.
+/// Only a regular file (or nothing) at `path` is replaced: a symbolic link, a directory, a
+/// FIFO, a device or a socket there is refused by name. rename(2) replaces a name, never
+/// what a symbolic link points to, so one planted between the check and the rename is
+/// replaced itself and its target left unchanged.
 bool write_file_atomically(const std::string &path, const std::string &text, std::string &error);
 
 /// The same for output produced piecewise: open() gives a FILE to write to, commit()
@@ -46,6 +54,8 @@ public:
   const std::string &error() const { return m_error; }
 
 private:
+  void fail(const std::string &why);
+
   std::string m_path, m_tmp, m_error;
   std::FILE *m_file = nullptr;
 };

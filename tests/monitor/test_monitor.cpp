@@ -9,6 +9,8 @@
 
 #include <array>
 #include <filesystem>
+#include <fstream>
+#include <functional>
 #include <regex>
 #include <set>
 #include <string>
@@ -33,9 +35,14 @@ std::string test_name() {
   return std::string(info->test_suite_name()) + "." + info->name();
 }
 
+/// This test's scratch directory.
+std::string scratch_path() {
+  return (fs::path(PNMPI_TEST_SCRATCH_DIR) / "monitor" / test_name()).string();
+}
+
 /// A fresh scratch directory for this test.
 std::string scratch() {
-  const fs::path dir = fs::path(PNMPI_TEST_SCRATCH_DIR) / "monitor" / test_name();
+  const fs::path dir = scratch_path();
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir.string();
@@ -51,12 +58,15 @@ struct Monitored {
 };
 
 /// Runs `program` under `conf` (the monitor's lines get `argument output DIR/mon`), then
-/// reads what the monitor wrote.
+/// reads what the monitor wrote. `prepare` can put files in DIR before the run.
 Monitored run_monitored(std::vector<std::string> program, const std::string &stack_above = "",
                         const std::string &monitor_args = "", int ranks = N,
-                        std::map<std::string, std::string> env = {}) {
+                        std::map<std::string, std::string> env = {},
+                        const std::function<void(const std::string &dir)> &prepare = {}) {
   Monitored run;
   run.dir = scratch();
+  if (prepare)
+    prepare(run.dir);
   const std::string conf =
       stack_above + "module monitor\nargument output " + run.dir + "/mon\n" + monitor_args;
   MpiJob job;
@@ -759,20 +769,94 @@ TEST(MonitorOutput, LostOutputFailsTheJobAndIsNamed) {
   EXPECT_EQ(lines_with(quiet.result.err, "pnmpi monitor:").size(), 0u);
 }
 
-TEST(MonitorOutput, OwnCollectivesUseSeparateBuffers) {
-  // A module below the monitor sees the monitor's output collectives and counts those whose
-  // send buffer is MPI_IN_PLACE (valgrind's MPI checker reports them as unaddressable).
+TEST(MonitorOutput, WhatCannotBeReplacedIsRefusedAndNamed) {
+  // A dangling symbolic link at the gathered file's name (following it would create its
+  // target), a directory at rank 2's: both are left alone, the other ranks' files are
+  // written, and the summary says which are which. (FIFOs: the unit test; reading one here
+  // would block.)
+  const std::string prefix = scratch_path() + "/mon";
   const Monitored run =
-      run_monitored({bin("monitor_patterns"), "ring"}, "", "module monitor_inplace_probe\n");
-  ASSERT_EQ(run.result.exit_code, 0) << describe(run.result);
-  for (int r = 0; r < N; ++r) {
-    std::smatch m;
-    const std::regex probe("inplace-probe: rank " + std::to_string(r) +
-                           ": ([0-9]+) collectives, ([0-9]+) in place");
-    ASSERT_TRUE(std::regex_search(run.result.err, m, probe)) << run.result.err;
-    EXPECT_GT(std::stoi(m[1]), 0) << r;
-    EXPECT_EQ(m[2], "0") << r;
+      run_monitored({bin("monitor_patterns"), "ring"}, "", "", N, {}, [&](const std::string &) {
+        fs::create_symlink(prefix + ".nowhere", prefix + ".json");
+        fs::create_directory(prefix + ".2.prof");
+      });
+  EXPECT_NE(run.result.exit_code, 0) << describe(run.result);
+  EXPECT_FALSE(run.result.timed_out);
+  EXPECT_EQ(lines_with(run.result.err, "pnmpi: module 'monitor': cannot write '" + prefix +
+                                           ".json': it is a symbolic link, not a regular file, "
+                                           "and is left as it is")
+                .size(),
+            1u)
+      << failures(run.result);
+  EXPECT_EQ(lines_with(run.result.err, "pnmpi: module 'monitor': cannot write '" + prefix +
+                                           ".2.prof': it is a directory, not a regular file, and "
+                                           "is left as it is")
+                .size(),
+            1u)
+      << failures(run.result);
+  EXPECT_EQ(lines_with(run.result.err, "pnmpi monitor: wrote").size(), 1u) << failures(run.result);
+  EXPECT_EQ(
+      lines_with(run.result.err, "pnmpi monitor: wrote " + prefix + ".<rank>.prof on 3 of 4 ranks")
+          .size(),
+      1u)
+      << failures(run.result);
+  EXPECT_EQ(lines_with(run.result.err, ".json on").size(), 0u) << failures(run.result);
+  EXPECT_EQ(lines_with(run.result.err, "pnmpi monitor: failed to write " + prefix +
+                                           ".<rank>.prof on 1 of 4 ranks (2) and " + prefix +
+                                           ".json")
+                .size(),
+            1u)
+      << failures(run.result);
+  EXPECT_TRUE(fs::is_symlink(prefix + ".json"));
+  EXPECT_FALSE(fs::exists(prefix + ".nowhere"));
+  EXPECT_TRUE(fs::is_directory(prefix + ".2.prof"));
+  for (int r : {0, 1, 3}) {
+    const ProfFile f = read_prof(prefix + "." + std::to_string(r) + ".prof");
+    ASSERT_TRUE(f.read) << r;
+    EXPECT_TRUE(f.malformed.empty()) << r;
+    EXPECT_EQ(f.lines.at("E").size(), 1u) << r;
   }
+}
+
+TEST(MonitorOutput, PlantedSymbolicLinksAreNeverFollowed) {
+  // Each rank plants links to the victim at the names its temporary files used to have
+  // (PREFIX.<rank>.prof.tmp.<pid>, PREFIX.json.tmp.<pid>); the test plants one at rank 3's
+  // final name. The victim stays as it was, rank 3's link too, and rank 3's file is reported
+  // as not written.
+  const std::string prefix = scratch_path() + "/mon";
+  const Monitored run = run_monitored({bin("monitor_patterns"), "plant", prefix}, "", "", N, {},
+                                      [&](const std::string &) {
+                                        std::ofstream(prefix + ".victim") << "precious\n";
+                                        fs::create_symlink(prefix + ".victim", prefix + ".3.prof");
+                                      });
+  EXPECT_EQ(read_text(prefix + ".victim"), "precious\n");
+  EXPECT_TRUE(fs::is_symlink(prefix + ".3.prof"));
+  EXPECT_NE(run.result.exit_code, 0) << describe(run.result);
+  EXPECT_FALSE(run.result.timed_out);
+  EXPECT_EQ(lines_with(run.result.err, "pnmpi: module 'monitor': cannot write '" + prefix +
+                                           ".3.prof': it is a symbolic link, not a regular file, "
+                                           "and is left as it is")
+                .size(),
+            1u)
+      << failures(run.result);
+  EXPECT_EQ(lines_with(run.result.err, "pnmpi monitor: wrote " + prefix +
+                                           ".<rank>.prof on 3 of 4 ranks and " + prefix + ".json")
+                .size(),
+            1u)
+      << failures(run.result);
+  EXPECT_EQ(lines_with(run.result.err, "pnmpi monitor: failed to write " + prefix +
+                                           ".<rank>.prof on 1 of 4 ranks (3)")
+                .size(),
+            1u)
+      << failures(run.result);
+  for (int r = 0; r < 3; ++r) {
+    const ProfFile f = read_prof(prefix + "." + std::to_string(r) + ".prof");
+    ASSERT_TRUE(f.read) << r;
+    EXPECT_TRUE(f.malformed.empty()) << r;
+    EXPECT_EQ(f.lines.at("E").size(), 1u) << r;
+  }
+  EXPECT_EQ(run.json_error, "");
+  EXPECT_EQ(run.json["world_size"].number, static_cast<std::uint64_t>(N));
 }
 
 TEST(MonitorOutput, CommunicatorNamesCannotForgeLines) {
@@ -795,6 +879,22 @@ TEST(MonitorOutput, CommunicatorNamesCannotForgeLines) {
     expect_comm(find_comm(run, r, R"(kept\tname)"), {Cell{}, Cell{}, Cell{1, 0}},
                 who + " kept name");
     EXPECT_EQ(run.prof.files[static_cast<std::size_t>(r)].comms.size(), 3u) << who;
+  }
+}
+
+TEST(MonitorOutput, OwnCollectivesUseSeparateBuffers) {
+  // A module below the monitor sees the monitor's output collectives and counts those whose
+  // send buffer is MPI_IN_PLACE (valgrind's MPI checker reports them as unaddressable).
+  const Monitored run =
+      run_monitored({bin("monitor_patterns"), "ring"}, "", "module monitor_inplace_probe\n");
+  ASSERT_EQ(run.result.exit_code, 0) << describe(run.result);
+  for (int r = 0; r < N; ++r) {
+    std::smatch m;
+    const std::regex probe("inplace-probe: rank " + std::to_string(r) +
+                           ": ([0-9]+) collectives, ([0-9]+) in place");
+    ASSERT_TRUE(std::regex_search(run.result.err, m, probe)) << run.result.err;
+    EXPECT_GT(std::stoi(m[1]), 0) << r;
+    EXPECT_EQ(m[2], "0") << r;
   }
 }
 

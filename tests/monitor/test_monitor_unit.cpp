@@ -12,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
 
@@ -488,6 +489,66 @@ TEST(MonitorFormat, FilesAreReplacedAtomically) {
   EXPECT_FALSE(write_file_atomically((dir / "missing" / "x").string(), "x", error));
   EXPECT_EQ(error,
             "cannot write '" + (dir / "missing" / "x").string() + "': No such file or directory");
+  const std::string too_long = (dir / std::string(5000, 'a')).string();
+  EXPECT_FALSE(write_file_atomically(too_long, "x", error));
+  EXPECT_NE(error.find("': File name too long"), std::string::npos) << error;
+  fs::remove_all(dir);
+}
+
+std::string file_text(const std::string &path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(MonitorFormat, OnlyARegularFileIsReplacedAndNoLinkIsFollowed) {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / ("pnmpi-monitor-unit-links-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string victim = (dir / "victim").string();
+  std::ofstream(victim) << "precious\n";
+  std::string error;
+
+  // Links at the names the temporary file used to have, for this and the next pids.
+  const std::string out = (dir / "out.prof").string();
+  for (pid_t pid = getpid(); pid < getpid() + 64; ++pid)
+    fs::create_symlink(victim, out + ".tmp." + std::to_string(pid));
+  ASSERT_TRUE(write_file_atomically(out, "mine\n", error)) << error;
+  EXPECT_EQ(file_text(out), "mine\n");
+  EXPECT_FALSE(fs::is_symlink(out));
+  EXPECT_EQ(file_text(victim), "precious\n");
+
+  // A symbolic link, a directory, a FIFO at the final name: refused by name, left alone.
+  const std::string link = (dir / "link.prof").string();
+  fs::create_symlink(victim, link);
+  EXPECT_FALSE(write_file_atomically(link, "mine\n", error));
+  EXPECT_EQ(error, "cannot write '" + link +
+                       "': it is a symbolic link, not a regular file, and is left as it is");
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(file_text(victim), "precious\n");
+  const std::string sub = (dir / "sub.json").string();
+  fs::create_directory(sub);
+  EXPECT_FALSE(write_file_atomically(sub, "mine\n", error));
+  EXPECT_EQ(error, "cannot write '" + sub +
+                       "': it is a directory, not a regular file, and is left as it is");
+  const std::string fifo = (dir / "fifo.prof").string();
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_FALSE(write_file_atomically(fifo, "mine\n", error));
+  EXPECT_EQ(error,
+            "cannot write '" + fifo + "': it is a FIFO, not a regular file, and is left as it is");
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  // Nothing is left behind but what was there and the one file written.
+  std::size_t entries = 0;
+  for (const auto &e : fs::directory_iterator(dir))
+    entries += e.path().string().find(".tmp.") == std::string::npos ? 1 : 0;
+  EXPECT_EQ(entries, 5u);
+  // A name with a newline is escaped in the message.
+  EXPECT_FALSE(write_file_atomically((dir / "no\ndir" / "x").string(), "x", error));
+  EXPECT_EQ(error,
+            "cannot write '" + (dir / "no\\ndir" / "x").string() + "': No such file or directory");
   fs::remove_all(dir);
 }
 

@@ -10,8 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int rank, size;
+static const char *arg; /* the pattern's argument, argv[2] */
 
 #define CHECK(cond)                                                                                \
   do {                                                                                             \
@@ -423,6 +425,21 @@ static void oracle(void) {
   MPI_Reduce(d, sum, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
 }
 
+/* For the symlink test (`patterns plant PREFIX`): the ring, then each rank plants a symbolic
+ * link to PREFIX.victim at the names the monitor's temporary files used to have,
+ * PREFIX.<rank>.prof.tmp.<pid> (and PREFIX.json.tmp.<pid> on rank 0). */
+static void plant(void) {
+  ring();
+  char link[4096], victim[4096];
+  snprintf(victim, sizeof victim, "%s.victim", arg);
+  snprintf(link, sizeof link, "%s.%d.prof.tmp.%ld", arg, rank, (long)getpid());
+  CHECK(symlink(victim, link) == 0);
+  if (rank == 0) {
+    snprintf(link, sizeof link, "%s.json.tmp.%ld", arg, (long)getpid());
+    CHECK(symlink(victim, link) == 0);
+  }
+}
+
 /* For the output-injection test: the ring, then a barrier on each of two duplicates of
  * MPI_COMM_WORLD named to forge lines of the per-rank files; the first one is freed. */
 static const char kForged[] = "forged\nE\t0\t1\t999999 bytes\t777 msgs sent\n# OSC\tx\\";
@@ -443,6 +460,7 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const char *name = argc > 1 ? argv[1] : "";
+  arg = argc > 2 ? argv[2] : "";
   struct {
     const char *name;
     void (*run)(void);
@@ -450,7 +468,8 @@ int main(int argc, char **argv) {
                   {"reduce", reduce},     {"bcast", bcast},         {"persistent", persistent},
                   {"rma", rma},           {"split", split},         {"intercomm", intercomm},
                   {"procnull", procnull}, {"sendmodes", sendmodes}, {"collectives", collectives},
-                  {"oracle", oracle},     {"tooled", tooled},       {"names", names}};
+                  {"oracle", oracle},     {"tooled", tooled},       {"plant", plant},
+                  {"names", names}};
   int found = 0;
   for (size_t i = 0; i < sizeof patterns / sizeof patterns[0]; ++i)
     if (strcmp(name, patterns[i].name) == 0) {
