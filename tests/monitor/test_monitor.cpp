@@ -224,6 +224,28 @@ TEST(MonitorPatterns, Ring) {
                 .size(),
             1u)
       << run.result.err;
+  EXPECT_EQ(lines_with(run.result.err, "pnmpi monitor: top talkers (application bytes sent): "
+                                       "0->1 1200 bytes/4 msgs, 1->2 1200 bytes/4 msgs, "
+                                       "2->3 1200 bytes/4 msgs, 3->0 1200 bytes/4 msgs")
+                .size(),
+            1u)
+      << run.result.err;
+  // One peer per rank: its counters and histograms (1200 bytes) and index slots, alike on
+  // every rank; the fixed caches are 512 datatype and 2 x 256 recent-entry slots.
+  std::smatch m;
+  static const std::regex memory(
+      "pnmpi monitor: memory per rank: max ([0-9]+) bytes, mean ([0-9]+) bytes, plus 12288 "
+      "bytes of fixed caches; peers contacted per rank: max 1\n");
+  ASSERT_TRUE(std::regex_search(run.result.err, m, memory)) << run.result.err;
+  EXPECT_EQ(m[1], m[2]);
+  EXPECT_GE(std::stoull(m[1]), 1200u);
+  EXPECT_LT(std::stoull(m[1]), 16384u);
+  EXPECT_EQ(lines_with(run.result.err, "pnmpi monitor: wrote " + run.dir + "/mon.<rank>.prof and " +
+                                           run.dir + "/mon.json")
+                .size(),
+            1u)
+      << run.result.err;
+  EXPECT_EQ(lines_with(run.result.err, "failed to write").size(), 0u) << run.result.err;
 }
 
 TEST(MonitorPatterns, HaloExchangeOnAPeriodicGrid) {
@@ -242,7 +264,7 @@ TEST(MonitorPatterns, HaloExchangeOnAPeriodicGrid) {
 }
 
 TEST(MonitorPatterns, IrregularAlltoallv) {
-  const Monitored run = run_pattern("alltoallv");
+  const Monitored run = run_pattern("alltoallv", "argument top 2\n");
   Expected want;
   for (int r = 0; r < N; ++r) {
     std::uint64_t total = 0;
@@ -256,6 +278,20 @@ TEST(MonitorPatterns, IrregularAlltoallv) {
     want.cls(r, A2A, total);
   }
   expect_run(run, want);
+  // The two loudest pairs, by bytes, then sender, then receiver.
+  std::vector<std::pair<std::pair<int, int>, Cell>> talkers(want.C.begin(), want.C.end());
+  std::sort(talkers.begin(), talkers.end(), [](const auto &a, const auto &b) {
+    return a.second.bytes != b.second.bytes ? a.second.bytes > b.second.bytes : a.first < b.first;
+  });
+  std::string line = "pnmpi monitor: top talkers (application bytes sent):";
+  for (std::size_t i = 0; i < 2; ++i)
+    line += std::string(i > 0 ? "," : "") + " " + std::to_string(talkers[i].first.first) + "->" +
+            std::to_string(talkers[i].first.second) + " " +
+            std::to_string(talkers[i].second.bytes) + " bytes/" +
+            std::to_string(talkers[i].second.count) + " msgs";
+  const auto lines = lines_with(run.result.err, "top talkers");
+  ASSERT_EQ(lines.size(), 1u) << run.result.err;
+  EXPECT_EQ(lines[0], line);
 }
 
 TEST(MonitorPatterns, ReduceFlowsToTheRoot) {
