@@ -497,8 +497,9 @@ TEST(MonitorThreads, FourThreadsPerRankCountExactly) {
 TEST(MonitorOrigin, ToolAboveTheMonitorIsKeptApartHoweverItForwards) {
   // The reporter forwards the application's sends and collectives with ordinary calls (it
   // times them): they stay the application's. Its own calls are a module's, whether made
-  // inside its MPI_Finalize wrapper, as a tail call from its PNMPI_Fini hook, or inside the
-  // application's MPI_Barrier (a send: another routine than the one the application entered).
+  // inside its MPI_Finalize wrapper (collective, point-to-point and one-sided), as a tail
+  // call from its PNMPI_Fini hook, or inside the application's MPI_Barrier (a send: another
+  // routine than the one the application entered).
   const Monitored run =
       run_monitored({bin("monitor_patterns"), "tooled"}, "module monitor_reporter\n");
   Expected want;
@@ -517,6 +518,10 @@ TEST(MonitorOrigin, ToolAboveTheMonitorIsKeptApartHoweverItForwards) {
       add(want.coll_tool, r, 0, 8); // the tool's reduce in its MPI_Finalize
     add(want.I, r, next(r, 1), 8);  // the tool's send inside the application's barrier
     want.hist_I[{r, next(r, 1)}][bin_of(8)] = 1;
+    add(want.osc_sent_tool, r, next(r, 1), 4);    // the tool's put of one int
+    add(want.osc_fetched_tool, r, next(r, 2), 8); // its get of two ints
+    add(want.osc_sent_tool, r, next(r, 3), 4);    // its fetch_and_op: one int each way
+    add(want.osc_fetched_tool, r, next(r, 3), 4);
   }
   add(want.I, 1, 0, 16); // the tool's report message
   want.hist_I[{1, 0}][bin_of(16)] = 1;
@@ -527,7 +532,8 @@ TEST(MonitorOrigin, ToolAboveTheMonitorIsKeptApartHoweverItForwards) {
             1u)
       << run.result.err;
   EXPECT_EQ(lines_with(run.result.err, "pnmpi monitor: modules above the monitor: p2p 5 msgs 48 "
-                                       "bytes, coll 15 msgs 72 bytes")
+                                       "bytes, coll 15 msgs 72 bytes, osc 8 msgs 32 bytes sent + "
+                                       "8 msgs 48 bytes fetched")
                 .size(),
             1u)
       << run.result.err;
