@@ -26,6 +26,9 @@ struct Options {
   bool summary = true;                  ///< summary: on | off (rank 0's stderr)
   int top = 5;                          ///< top: talkers listed in the summary, 0-100
   int max_sessions = 1024;              ///< max-sessions: sessions alive at once, 1-1000000
+  /// gather-round-bytes: the most bytes of rows rank 0 receives in one gather round (at least
+  /// one row per rank travels per round), 1-2147483647
+  int gather_round_bytes = 2147483647;
 };
 
 /// Looks up a raw value by argument name (config) or by variable name (environment);

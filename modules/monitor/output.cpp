@@ -146,16 +146,17 @@ const Category kCategories[] = {
     {"osc_fetched_tool", kTool, kOscFetched, "one-sided data fetched by modules above the monitor"},
 };
 
-/// Every rank's rows, on rank 0 only (empty elsewhere). At most INT_MAX bytes travel per
-/// round; no rank ever holds an N x N array, rank 0 holds the sparse rows (what was sent).
+/// Every rank's rows, on rank 0 only (empty elsewhere). At most `gather-round-bytes` (by
+/// default INT_MAX) bytes travel per round, and at least one row per rank; no rank ever holds
+/// an N x N array, rank 0 holds the sparse rows (what was sent).
 std::vector<std::vector<Row>> gather_rows(const std::vector<Row> &rows) {
   const int n = g.world_size;
   const bool root = g.world_rank == 0;
   const long long own = static_cast<long long>(rows.size());
   long long most = 0;
   PMPI_Allreduce(&own, &most, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
-  const std::size_t per_round =
-      std::max<std::size_t>(1, static_cast<std::size_t>(INT_MAX) / (sizeof(Row) * n));
+  const std::size_t per_round = std::max<std::size_t>(
+      1, static_cast<std::size_t>(g.options.gather_round_bytes) / (sizeof(Row) * n));
   std::vector<std::vector<Row>> all(root ? static_cast<std::size_t>(n) : 0);
   std::vector<int> counts(root ? n : 0), displs(root ? n : 0);
   std::vector<Row> incoming;

@@ -263,8 +263,8 @@ TEST(MonitorPatterns, HaloExchangeOnAPeriodicGrid) {
                 "rank " + std::to_string(r) + " cartesian communicator");
 }
 
-TEST(MonitorPatterns, IrregularAlltoallv) {
-  const Monitored run = run_pattern("alltoallv", "argument top 2\n");
+/// What the alltoallv pattern sends: (r + 2j) % 5 ints from r to j, none to itself.
+Expected alltoallv_expected() {
   Expected want;
   for (int r = 0; r < N; ++r) {
     std::uint64_t total = 0;
@@ -277,6 +277,12 @@ TEST(MonitorPatterns, IrregularAlltoallv) {
     }
     want.cls(r, A2A, total);
   }
+  return want;
+}
+
+TEST(MonitorPatterns, IrregularAlltoallv) {
+  const Monitored run = run_pattern("alltoallv", "argument top 2\n");
+  const Expected want = alltoallv_expected();
   expect_run(run, want);
   // The two loudest pairs, by bytes, then sender, then receiver.
   std::vector<std::pair<std::pair<int, int>, Cell>> talkers(want.C.begin(), want.C.end());
@@ -937,6 +943,22 @@ TEST(MonitorOutput, OwnCollectivesUseSeparateBuffers) {
     ASSERT_TRUE(std::regex_search(run.result.err, m, probe)) << run.result.err;
     EXPECT_GT(std::stoi(m[1]), 0) << r;
     EXPECT_EQ(m[2], "0") << r;
+  }
+}
+
+TEST(MonitorOutput, GatheredFileInSeveralRounds) {
+  // One row per rank and round: the alltoallv pattern's ranks each contacted at most 3 peers,
+  // so the gathered file takes 3 rounds (the probe below the monitor counts its gathervs) and
+  // is the same as in one.
+  const Monitored run =
+      run_pattern("alltoallv", "argument gather-round-bytes 1\nmodule monitor_inplace_probe\n");
+  expect_run(run, alltoallv_expected());
+  for (int r = 0; r < N; ++r) {
+    std::smatch m;
+    const std::regex probe("inplace-probe: rank " + std::to_string(r) +
+                           ": [0-9]+ collectives, 0 in place, ([0-9]+) gathervs");
+    ASSERT_TRUE(std::regex_search(run.result.err, m, probe)) << run.result.err;
+    EXPECT_EQ(m[1], "3") << r;
   }
 }
 

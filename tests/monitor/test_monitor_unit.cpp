@@ -89,13 +89,14 @@ TEST(MonitorOptions, Defaults) {
   EXPECT_TRUE(o.summary);
   EXPECT_EQ(o.top, 5);
   EXPECT_EQ(o.max_sessions, 1024);
+  EXPECT_EQ(o.gather_round_bytes, 2147483647);
 }
 
 TEST(MonitorOptions, ConfigValues) {
   Args a;
-  a.config = {{"record", "p2p, osc"}, {"output", "/tmp/x/run"}, {"files", "gathered"},
-              {"histograms", "off"},  {"summary", "no"},        {"top", "0"},
-              {"max-sessions", "3"}};
+  a.config = {{"record", "p2p, osc"}, {"output", "/tmp/x/run"},   {"files", "gathered"},
+              {"histograms", "off"},  {"summary", "no"},          {"top", "0"},
+              {"max-sessions", "3"},  {"gather-round-bytes", "1"}};
   Options o;
   std::string error;
   ASSERT_TRUE(a.parse(o, error)) << error;
@@ -107,6 +108,7 @@ TEST(MonitorOptions, ConfigValues) {
   EXPECT_FALSE(o.summary);
   EXPECT_EQ(o.top, 0);
   EXPECT_EQ(o.max_sessions, 3);
+  EXPECT_EQ(o.gather_round_bytes, 1);
   a.config = {{"record", "none"}, {"files", "none"}};
   ASSERT_TRUE(a.parse(o, error)) << error;
   EXPECT_EQ(o.record, 0u);
@@ -143,6 +145,11 @@ TEST(MonitorOptions, MalformedValuesNameTheArgumentAndTheValue) {
        "argument 'max-sessions' must be a whole number from 1 to 1000000, not '0'"},
       {{{"max-sessions", "3x"}},
        "argument 'max-sessions' must be a whole number from 1 to 1000000, not '3x'"},
+      {{{"gather-round-bytes", "0"}},
+       "argument 'gather-round-bytes' must be a whole number from 1 to 2147483647, not '0'"},
+      {{{"gather-round-bytes", "2147483648"}},
+       "argument 'gather-round-bytes' must be a whole number from 1 to 2147483647, not "
+       "'2147483648'"},
   };
   for (const auto &[config, message] : cases) {
     Args a;
