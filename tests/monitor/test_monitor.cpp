@@ -946,6 +946,26 @@ TEST(MonitorOutput, OwnCollectivesUseSeparateBuffers) {
   }
 }
 
+TEST(MonitorOutOfMemory, TrafficNotRecordedIsSaidOnceAndTheRestIsWritten) {
+  // Each rank's first send to a new peer finds no memory for the peer's counters: that
+  // message is not recorded, said once per rank; the next two are, and the files are written.
+  const Monitored run = run_monitored({bin("monitor_oom")});
+  ASSERT_EQ(run.result.exit_code, 0) << describe(run.result);
+  for (int r = 0; r < N; ++r)
+    EXPECT_EQ(lines_with(run.result.out, "oom: rank " + std::to_string(r) + " ok").size(), 1u)
+        << run.result.out;
+  for (int r = 0; r < N; ++r)
+    EXPECT_EQ(lines_with(run.result.rank_err[static_cast<std::size_t>(r)],
+                         "pnmpi: module 'monitor': out of memory: some traffic is not recorded")
+                  .size(),
+              1u)
+        << "rank " << r << ": " << run.result.rank_err[static_cast<std::size_t>(r)];
+  Expected want;
+  for (int r = 0; r < N; ++r)
+    want.p2p(r, next(r, 1), 8, 2);
+  expect_run(run, want);
+}
+
 TEST(MonitorOutput, GatheredFileInSeveralRounds) {
   // One row per rank and round: the alltoallv pattern's ranks each contacted at most 3 peers,
   // so the gathered file takes 3 rounds (the probe below the monitor counts its gathervs) and

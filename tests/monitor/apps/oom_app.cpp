@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Copyright (c) 2026 the pnmpi authors
+
+// The monitor out of memory: this program replaces the global operator new (the monitor
+// module, loaded later, binds to it) with one that can be told to fail. Each rank makes the
+// monitor's first allocation for a new peer fail during one MPI_Sendrecv to the next rank,
+// then does two more: the monitor must say once that traffic is not recorded, record the
+// two later messages, and write its files. Prints "oom: rank R ok".
+
+#ifndef OMPI_SKIP_MPICXX
+#define OMPI_SKIP_MPICXX 1
+#endif
+#ifndef MPICH_SKIP_MPICXX
+#define MPICH_SKIP_MPICXX 1
+#endif
+#include <mpi.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <new>
+
+namespace {
+std::atomic<int> g_failures{0}; ///< allocations still to fail
+} // namespace
+
+void *operator new(std::size_t size) {
+  int left = g_failures.load();
+  while (left > 0)
+    if (g_failures.compare_exchange_weak(left, left - 1))
+      throw std::bad_alloc();
+  if (void *p = std::malloc(size > 0 ? size : 1))
+    return p;
+  throw std::bad_alloc();
+}
+void *operator new[](std::size_t size) {
+  return operator new(size);
+}
+void operator delete(void *p) noexcept {
+  std::free(p);
+}
+void operator delete[](void *p) noexcept {
+  std::free(p);
+}
+void operator delete(void *p, std::size_t) noexcept {
+  std::free(p);
+}
+void operator delete[](void *p, std::size_t) noexcept {
+  std::free(p);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int out[2] = {rank, 0}, in[2];
+  for (int i = 0; i < 3; ++i) {
+    g_failures.store(i == 0 ? 1 : 0);
+    MPI_Sendrecv(out, 2, MPI_INT, (rank + 1) % size, 1, in, 2, MPI_INT, (rank + size - 1) % size, 1,
+                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+  const bool used = g_failures.load() == 0;
+  g_failures.store(0);
+  std::printf("oom: rank %d %s\n", rank, used ? "ok" : "FAILED: the monitor allocated nothing");
+  std::fflush(stdout);
+  MPI_Finalize();
+  return 0;
+}
