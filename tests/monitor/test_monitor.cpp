@@ -817,6 +817,34 @@ TEST(MonitorOutput, LostOutputFailsTheJobAndIsNamed) {
   EXPECT_EQ(lines_with(quiet.result.err, "pnmpi monitor:").size(), 0u);
 }
 
+TEST(MonitorOutput, AWriteErrorAfterTheFileWasCreatedIsAFailureToo) {
+  // Rank 1 can create its file but not write it all (as on a full disk): its file is not
+  // written (and no partial file is left), the others are.
+  const Monitored run = run_pattern("fullfile");
+  EXPECT_NE(run.result.exit_code, 0) << describe(run.result);
+  EXPECT_FALSE(run.result.timed_out);
+  EXPECT_EQ(lines_with(run.result.err, "pnmpi: module 'monitor': cannot write '" + run.dir +
+                                           "/mon.1.prof': File too large")
+                .size(),
+            1u)
+      << failures(run.result);
+  EXPECT_EQ(lines_with(run.result.err, "pnmpi monitor: wrote " + run.dir +
+                                           "/mon.<rank>.prof on 3 of 4 ranks and " + run.dir +
+                                           "/mon.json")
+                .size(),
+            1u)
+      << failures(run.result);
+  EXPECT_EQ(lines_with(run.result.err, "pnmpi monitor: failed to write " + run.dir +
+                                           "/mon.<rank>.prof on 1 of 4 ranks (1)")
+                .size(),
+            1u)
+      << failures(run.result);
+  EXPECT_FALSE(fs::exists(run.dir + "/mon.1.prof"));
+  for (const auto &entry : fs::directory_iterator(run.dir))
+    EXPECT_EQ(entry.path().string().find(".tmp."), std::string::npos) << entry.path();
+  EXPECT_EQ(run.json_error, "");
+}
+
 TEST(MonitorOutput, WhatCannotBeReplacedIsRefusedAndNamed) {
   // A dangling symbolic link at the gathered file's name (following it would create its
   // target), a directory at rank 2's: both are left alone, the other ranks' files are

@@ -7,9 +7,11 @@
  * `mpi-version N` and `pattern NAME done` from rank 0. */
 
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 static int rank, size;
@@ -455,6 +457,23 @@ static void names(void) {
   MPI_Comm_free(&a);
 }
 
+/* For the write-error test (`patterns fullfile`): one message to each other rank, so that
+ * each per-rank file has three E lines (some 600 bytes), then rank 1 lets no file of its own
+ * grow beyond 400 bytes (RLIMIT_FSIZE, SIGXFSZ ignored: write(2) fails with EFBIG), as a
+ * full disk would make a write fail after the file was created. Its stderr (a file under the
+ * tests' launcher) keeps room for the monitor's message. */
+static void fullfile(void) {
+  int out = rank, in;
+  for (int k = 1; k < size; ++k)
+    MPI_Sendrecv(&out, 1, MPI_INT, next(k), 3, &in, 1, MPI_INT, prev(k), 3, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+  if (rank == 1) {
+    struct rlimit limit = {400, 400};
+    signal(SIGXFSZ, SIG_IGN);
+    CHECK(setrlimit(RLIMIT_FSIZE, &limit) == 0);
+  }
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -469,7 +488,7 @@ int main(int argc, char **argv) {
                   {"rma", rma},           {"split", split},         {"intercomm", intercomm},
                   {"procnull", procnull}, {"sendmodes", sendmodes}, {"collectives", collectives},
                   {"oracle", oracle},     {"tooled", tooled},       {"plant", plant},
-                  {"names", names}};
+                  {"names", names},       {"fullfile", fullfile}};
   int found = 0;
   for (size_t i = 0; i < sizeof patterns / sizeof patterns[0]; ++i)
     if (strcmp(name, patterns[i].name) == 0) {
