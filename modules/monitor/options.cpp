@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "output_format.h"
+
 namespace pnmpi::monitor {
 
 namespace {
@@ -140,7 +142,7 @@ bool parse_options(const Lookup &config, const Lookup &environment, Options &out
     if (!rule.apply(value)) {
       error = (from_env != nullptr ? "environment variable " + var
                                    : std::string("argument '") + rule.name + "'") +
-              " must be " + rule.expects + ", not '" + value + "'";
+              " must be " + rule.expects + ", not '" + escape_name(value) + "'";
       return false;
     }
   }

@@ -40,7 +40,8 @@ std::string env_name(const std::string &name);
 
 /// Fills `out` from the config arguments and their environment overrides. On a malformed
 /// value returns false and sets `error` to the message that follows the
-/// `pnmpi: module 'monitor': ` prefix, naming the argument or the variable and the value.
+/// `pnmpi: module 'monitor': ` prefix, naming the argument or the variable and the value
+/// (escaped as escape_name() does: a value cannot add a line to the message).
 bool parse_options(const Lookup &config, const Lookup &environment, Options &out,
                    std::string &error);
 

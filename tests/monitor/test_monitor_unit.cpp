@@ -165,6 +165,10 @@ TEST(MonitorOptions, MalformedValuesNameTheArgumentAndTheValue) {
   std::string error;
   EXPECT_FALSE(a.parse(o, error));
   EXPECT_EQ(error, "environment variable PNMPI_MONITOR_SUMMARY must be on or off, not 'loud'");
+  a.env = {{"PNMPI_MONITOR_TOP", "3\npnmpi monitor: wrote everything"}};
+  EXPECT_FALSE(a.parse(o, error));
+  EXPECT_EQ(error, "environment variable PNMPI_MONITOR_TOP must be a whole number from 0 to 100, "
+                   "not '3\\npnmpi monitor: wrote everything'");
 }
 
 // ---- rank translation ---------------------------------------------------------------------
