@@ -6,9 +6,10 @@
 // layers below the monitor (PMPI_*) on MPI_COMM_WORLD, and only collectives are used, so
 // that an Open MPI monitoring run next to ours sees our output traffic as internal, never as
 // application point-to-point traffic. A rank that fails to write a file still takes part
-// in every collective. The monitor's own calls pass separate send and receive buffers (no
-// MPI_IN_PLACE): MPI checkers linked into the application (valgrind's) then have nothing
-// to misread in them.
+// in every collective, and so does a rank that cannot collect its data (out of memory): it
+// takes part with none, so that no rank waits for it forever. The monitor's own calls pass separate
+// send and receive buffers (no MPI_IN_PLACE): MPI checkers linked into the application (valgrind's)
+// then have nothing to misread in them.
 
 #include <algorithm>
 #include <cinttypes>
@@ -76,7 +77,7 @@ std::string stats_name(const CollStats &s, std::size_t index) {
 
 // ---- per-rank file ------------------------------------------------------------------------
 
-bool write_per_rank(const Local &l) {
+bool write_per_rank(const Local &l) noexcept try {
   const int me = g.world_rank;
   std::string text = "# POINT TO POINT\n";
   std::uint64_t hist[kHistogramBins];
@@ -125,6 +126,9 @@ bool write_per_rank(const Local &l) {
   }
   const std::string path = g.options.output + "." + std::to_string(me) + ".prof";
   return write_or_report(path, text);
+} catch (...) {
+  report_error("out of memory: cannot write this rank's file");
+  return false;
 }
 
 // ---- gathered matrices --------------------------------------------------------------------
@@ -146,15 +150,21 @@ const Category kCategories[] = {
     {"osc_fetched_tool", kTool, kOscFetched, "one-sided data fetched by modules above the monitor"},
 };
 
-/// Every rank's rows, on rank 0 only (empty elsewhere). At most `gather-round-bytes` (by
-/// default INT_MAX) bytes travel per round, and at least one row per rank; no rank ever holds
-/// an N x N array, rank 0 holds the sparse rows (what was sent).
-std::vector<std::vector<Row>> gather_rows(const std::vector<Row> &rows) {
+/// Every rank's rows, on rank 0 only (empty elsewhere), if every rank `collected` them
+/// (`complete`); none otherwise, after one collective that tells every rank. At most
+/// `gather-round-bytes` (by default INT_MAX) bytes travel per round, and at least one row per rank;
+/// no rank ever holds an N x N array, rank 0 holds the sparse rows (what was sent).
+std::vector<std::vector<Row>> gather_rows(const std::vector<Row> &rows, bool collected,
+                                          bool &complete) {
   const int n = g.world_size;
   const bool root = g.world_rank == 0;
-  const long long own = static_cast<long long>(rows.size());
-  long long most = 0;
-  PMPI_Allreduce(&own, &most, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+  const long long own[2] = {static_cast<long long>(rows.size()), collected ? 0 : 1};
+  long long most_and_missing[2] = {0, 0};
+  PMPI_Allreduce(own, most_and_missing, 2, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+  complete = most_and_missing[1] == 0;
+  if (!complete)
+    return {};
+  const long long most = most_and_missing[0];
   const std::size_t per_round = std::max<std::size_t>(
       1, static_cast<std::size_t>(g.options.gather_round_bytes) / (sizeof(Row) * n));
   std::vector<std::vector<Row>> all(root ? static_cast<std::size_t>(n) : 0);
@@ -381,14 +391,26 @@ void summarize(const Local &l, bool per_rank_ok, bool json_ok) {
 
 bool write_outputs() noexcept {
   try {
-    Local l = collect();
+    Local l;
+    bool collected = true;
+    try {
+      l = collect();
+    } catch (...) {
+      report_error("out of memory: this rank's output cannot be written");
+      collected = false;
+    }
     bool per_rank_ok = true, json_ok = true;
     if (g.options.per_rank)
-      per_rank_ok = write_per_rank(l);
+      per_rank_ok = collected && write_per_rank(l);
     if (g.options.gathered) {
-      const std::vector<std::vector<Row>> all = gather_rows(l.rows);
-      if (g.world_rank == 0)
-        json_ok = write_gathered(all);
+      bool complete = true;
+      const std::vector<std::vector<Row>> all = gather_rows(l.rows, collected, complete);
+      if (g.world_rank == 0) {
+        json_ok = complete && write_gathered(all);
+        if (!complete)
+          report_error("cannot write '" + escape_name(g.options.output + ".json") +
+                       "': a rank could not collect its data (out of memory)");
+      }
     }
     if (g.options.summary)
       summarize(l, per_rank_ok, json_ok);

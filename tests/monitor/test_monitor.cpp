@@ -994,6 +994,42 @@ TEST(MonitorOutOfMemory, TrafficNotRecordedIsSaidOnceAndTheRestIsWritten) {
   expect_run(run, want);
 }
 
+TEST(MonitorOutOfMemory, ARankThatCannotCollectItsOutputStallsNoOne) {
+  // Rank 1 finds no memory to collect its output in MPI_Finalize: it still takes part in
+  // every collective (with no data), its file and the gathered file are not written, the
+  // others' files are, and the job fails. It used to leave the other ranks waiting.
+  const Monitored run = run_monitored({bin("monitor_oom"), "finalize"});
+  EXPECT_FALSE(run.result.timed_out);
+  EXPECT_NE(run.result.exit_code, 0) << describe(run.result);
+  EXPECT_EQ(lines_with(run.result.out, "FAILED").size(), 0u) << run.result.out;
+  ASSERT_EQ(run.result.rank_err.size(), static_cast<std::size_t>(N));
+  EXPECT_EQ(lines_with(run.result.rank_err[1], "pnmpi: module 'monitor': out of memory: this "
+                                               "rank's output cannot be written")
+                .size(),
+            1u)
+      << run.result.rank_err[1];
+  EXPECT_EQ(lines_with(run.result.err, "pnmpi: module 'monitor': cannot write '" + run.dir +
+                                           "/mon.json': a rank could not collect its data (out "
+                                           "of memory)")
+                .size(),
+            1u)
+      << failures(run.result);
+  EXPECT_EQ(lines_with(run.result.err,
+                       "pnmpi monitor: wrote " + run.dir + "/mon.<rank>.prof on 3 of 4 ranks")
+                .size(),
+            1u)
+      << failures(run.result);
+  EXPECT_EQ(lines_with(run.result.err, "pnmpi monitor: failed to write " + run.dir +
+                                           "/mon.<rank>.prof on 1 of 4 ranks (1) and " + run.dir +
+                                           "/mon.json")
+                .size(),
+            1u)
+      << failures(run.result);
+  EXPECT_FALSE(fs::exists(run.dir + "/mon.1.prof"));
+  EXPECT_FALSE(fs::exists(run.dir + "/mon.json"));
+  EXPECT_TRUE(fs::exists(run.dir + "/mon.2.prof"));
+}
+
 TEST(MonitorOutput, GatheredFileInSeveralRounds) {
   // One row per rank and round: the alltoallv pattern's ranks each contacted at most 3 peers,
   // so the gathered file takes 3 rounds (the probe below the monitor counts its gathervs) and
