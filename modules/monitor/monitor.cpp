@@ -38,7 +38,7 @@ bool write_or_report(const std::string &path, const std::string &text) noexcept 
       return true;
     report_error(error);
   } catch (...) {
-    report_error("out of memory while writing " + path);
+    report_error("out of memory while writing '" + escape_name(path) + "'");
   }
   return false;
 }
@@ -174,6 +174,7 @@ CommInfo *insert_info(ShellIndex<CommInfo> &index, std::uintptr_t key,
 /// MPI deletes our attribute when a communicator is freed (by anyone, or at finalize):
 /// its translation table goes with it; its collective statistics stay for the output.
 int comm_deleted(MPI_Comm comm, int, void *, void *) {
+  sessions_comm_freed(comm);
   try {
     std::lock_guard<std::mutex> guard(g.lock);
     CommInfo *ci = g.comms.erase(handle_key(comm));
@@ -485,13 +486,44 @@ void on_initialized() noexcept {
   g.record.store(g.options.record, std::memory_order_release);
 }
 
+// ---- exit status when output was lost --------------------------------------------------
+//
+// A rank that could not write one of its files makes its process exit with status 1, so that
+// the launcher (mpirun, mpiexec) reports the job as failed. Not in MPI_Finalize: exiting
+// before PMPI_Finalize aborts or hangs the other ranks, and exiting right after it would cut
+// off what the application does after MPI_Finalize. Instead the module's destructor does it,
+// at the very end of exit(): the dynamic loader runs it after every atexit handler and the
+// application's static destructors, and MPI is long finalised then, on every rank. Only
+// stdio is flushed by hand; destructors of libraries unloaded after this module are skipped.
+// A nonzero status the application chose itself is kept (on_exit tells it).
+
+namespace {
+
+std::atomic<bool> g_output_lost{false};
+std::atomic<int> g_exit_status{-1}; ///< exit()'s status once the process is exiting
+
+void note_exit_status(int status, void *) {
+  g_exit_status.store(status, std::memory_order_relaxed);
+}
+
+__attribute__((destructor)) void exit_failed_if_output_lost() {
+  if (!g_output_lost.load(std::memory_order_relaxed) ||
+      g_exit_status.load(std::memory_order_relaxed) != 0)
+    return; // nothing lost, not exiting (an unload), or already a failure status
+  std::fflush(nullptr);
+  _exit(1);
+}
+
+} // namespace
+
 void on_finalize() noexcept {
   static std::atomic<bool> done{false};
   if (done.exchange(true) || g.world_size == 0)
     return;
   g.record.store(0, std::memory_order_release);
   sessions_at_finalize();
-  write_outputs();
+  if (!write_outputs() && !g_output_lost.exchange(true))
+    ::on_exit(note_exit_status, nullptr);
 }
 
 } // namespace pnmpi::monitor

@@ -375,10 +375,13 @@ extern std::atomic<std::size_t> g_plans;
 
 /// After the MPI library is initialised (in the MPI_Init/MPI_Init_thread wrappers).
 void on_initialized() noexcept;
-/// In the MPI_Finalize wrapper, before the layers below finalise: writes every output.
+/// In the MPI_Finalize wrapper, before the layers below finalise: writes every output. If
+/// this rank could not write one of its files, the process will exit with status 1 (see
+/// monitor.cpp) unless it exits with another nonzero status.
 void on_finalize() noexcept;
-/// Writes the outputs (output.cpp), collectively over MPI_COMM_WORLD.
-void write_outputs() noexcept;
+/// Writes the outputs (output.cpp), collectively over MPI_COMM_WORLD. False if this rank
+/// failed to write one of its files (each failure is reported).
+bool write_outputs() noexcept;
 /// A communicator's name (MPI_Comm_get_name), empty if it has none.
 std::string comm_name(MPI_Comm comm);
 /// Prints `pnmpi: module 'monitor': <message>` on stderr.

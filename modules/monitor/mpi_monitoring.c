@@ -23,6 +23,12 @@ static const pnmpi_monitor_sessions_api_t *api(void) {
 }
 
 MPI_M_EXPORT int MPI_M_init(void) {
+  /* Before MPI_Init the core has not loaded the modules yet: say that MPI is not
+   * initialised, not that there is no monitor. */
+  int initialized = 0, finalized = 0;
+  if (PMPI_Initialized(&initialized) != MPI_SUCCESS || !initialized ||
+      PMPI_Finalized(&finalized) != MPI_SUCCESS || finalized)
+    return MPI_M_MPIT_FAIL;
   PNMPI_Service_descriptor_t service;
   if (PNMPI_Service_GetServiceByName(PNMPI_MODHANDLE_NULL, PNMPI_MONITOR_SERVICE,
                                      PNMPI_MONITOR_SERVICE_SIG, &service) != PNMPI_SUCCESS)

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "output_format.h"
+
 namespace pnmpi::monitor {
 
 namespace {
@@ -127,6 +129,8 @@ bool parse_options(const Lookup &config, const Lookup &environment, Options &out
        [&](const std::string &v) { return parse_int(v, 0, 100, o.top); }},
       {"max-sessions", "a whole number from 1 to 1000000",
        [&](const std::string &v) { return parse_int(v, 1, 1000000, o.max_sessions); }},
+      {"gather-round-bytes", "a whole number from 1 to 2147483647",
+       [&](const std::string &v) { return parse_int(v, 1, 2147483647, o.gather_round_bytes); }},
   };
   for (const Rule &rule : rules) {
     const std::string var = env_name(rule.name);
@@ -138,7 +142,7 @@ bool parse_options(const Lookup &config, const Lookup &environment, Options &out
     if (!rule.apply(value)) {
       error = (from_env != nullptr ? "environment variable " + var
                                    : std::string("argument '") + rule.name + "'") +
-              " must be " + rule.expects + ", not '" + value + "'";
+              " must be " + rule.expects + ", not '" + escape_name(value) + "'";
       return false;
     }
   }

@@ -26,6 +26,9 @@ struct Options {
   bool summary = true;                  ///< summary: on | off (rank 0's stderr)
   int top = 5;                          ///< top: talkers listed in the summary, 0-100
   int max_sessions = 1024;              ///< max-sessions: sessions alive at once, 1-1000000
+  /// gather-round-bytes: the most bytes of rows rank 0 receives in one gather round (at least
+  /// one row per rank travels per round), 1-2147483647
+  int gather_round_bytes = 2147483647;
 };
 
 /// Looks up a raw value by argument name (config) or by variable name (environment);
@@ -37,7 +40,8 @@ std::string env_name(const std::string &name);
 
 /// Fills `out` from the config arguments and their environment overrides. On a malformed
 /// value returns false and sets `error` to the message that follows the
-/// `pnmpi: module 'monitor': ` prefix, naming the argument or the variable and the value.
+/// `pnmpi: module 'monitor': ` prefix, naming the argument or the variable and the value
+/// (escaped as escape_name() does: a value cannot add a line to the message).
 bool parse_options(const Lookup &config, const Lookup &environment, Options &out,
                    std::string &error);
 

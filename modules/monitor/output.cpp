@@ -6,7 +6,10 @@
 // layers below the monitor (PMPI_*) on MPI_COMM_WORLD, and only collectives are used, so
 // that an Open MPI monitoring run next to ours sees our output traffic as internal, never as
 // application point-to-point traffic. A rank that fails to write a file still takes part
-// in every collective.
+// in every collective, and so does a rank that cannot collect its data (out of memory): it
+// takes part with none, so that no rank waits for it forever. The monitor's own calls pass separate
+// send and receive buffers (no MPI_IN_PLACE): MPI checkers linked into the application (valgrind's)
+// then have nothing to misread in them.
 
 #include <algorithm>
 #include <cinttypes>
@@ -74,7 +77,7 @@ std::string stats_name(const CollStats &s, std::size_t index) {
 
 // ---- per-rank file ------------------------------------------------------------------------
 
-void write_per_rank(const Local &l) {
+bool write_per_rank(const Local &l) noexcept try {
   const int me = g.world_rank;
   std::string text = "# POINT TO POINT\n";
   std::uint64_t hist[kHistogramBins];
@@ -122,7 +125,10 @@ void write_per_rank(const Local &l) {
     text += prof_comm_block(stats_name(s, i), procs, me, counts, bytes);
   }
   const std::string path = g.options.output + "." + std::to_string(me) + ".prof";
-  write_or_report(path, text);
+  return write_or_report(path, text);
+} catch (...) {
+  report_error("out of memory: cannot write this rank's file");
+  return false;
 }
 
 // ---- gathered matrices --------------------------------------------------------------------
@@ -144,15 +150,23 @@ const Category kCategories[] = {
     {"osc_fetched_tool", kTool, kOscFetched, "one-sided data fetched by modules above the monitor"},
 };
 
-/// Every rank's rows, on rank 0 only (empty elsewhere). At most INT_MAX bytes travel per
-/// round; no rank ever holds an N x N array, rank 0 holds the sparse rows (what was sent).
-std::vector<std::vector<Row>> gather_rows(const std::vector<Row> &rows) {
+/// Every rank's rows, on rank 0 only (empty elsewhere), if every rank `collected` them
+/// (`complete`); none otherwise, after one collective that tells every rank. At most
+/// `gather-round-bytes` (by default INT_MAX) bytes travel per round, and at least one row per rank;
+/// no rank ever holds an N x N array, rank 0 holds the sparse rows (what was sent).
+std::vector<std::vector<Row>> gather_rows(const std::vector<Row> &rows, bool collected,
+                                          bool &complete) {
   const int n = g.world_size;
   const bool root = g.world_rank == 0;
-  long long most = static_cast<long long>(rows.size());
-  PMPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
-  const std::size_t per_round =
-      std::max<std::size_t>(1, static_cast<std::size_t>(INT_MAX) / (sizeof(Row) * n));
+  const long long own[2] = {static_cast<long long>(rows.size()), collected ? 0 : 1};
+  long long most_and_missing[2] = {0, 0};
+  PMPI_Allreduce(own, most_and_missing, 2, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+  complete = most_and_missing[1] == 0;
+  if (!complete)
+    return {};
+  const long long most = most_and_missing[0];
+  const std::size_t per_round = std::max<std::size_t>(
+      1, static_cast<std::size_t>(g.options.gather_round_bytes) / (sizeof(Row) * n));
   std::vector<std::vector<Row>> all(root ? static_cast<std::size_t>(n) : 0);
   std::vector<int> counts(root ? n : 0), displs(root ? n : 0);
   std::vector<Row> incoming;
@@ -181,13 +195,13 @@ std::vector<std::vector<Row>> gather_rows(const std::vector<Row> &rows) {
   return all;
 }
 
-void write_gathered(const std::vector<std::vector<Row>> &all) {
+bool write_gathered(const std::vector<std::vector<Row>> &all) {
   const std::string path = g.options.output + ".json";
   AtomicFile out(path);
   std::FILE *f = out.file();
   if (f == nullptr) {
     report_error(out.error());
-    return;
+    return false;
   }
   const int n = g.world_size;
   std::fprintf(f,
@@ -222,8 +236,11 @@ void write_gathered(const std::vector<std::vector<Row>> &all) {
     std::fputs(c + 1 < ncat ? "    },\n" : "    }\n", f);
   }
   std::fputs("  }\n}\n", f);
-  if (!out.commit())
+  if (!out.commit()) {
     report_error(out.error());
+    return false;
+  }
+  return true;
 }
 
 // ---- summary ------------------------------------------------------------------------------
@@ -261,9 +278,55 @@ std::string totals_line(const std::uint64_t *t, unsigned origin) {
   return line;
 }
 
-void summarize(const Local &l) {
+/// "2 of 4 ranks (1,3)": which ranks, the first few by number.
+std::string ranks_phrase(const std::vector<int> &ranks, int n) {
+  std::string text = std::to_string(ranks.size()) + " of " + std::to_string(n) + " ranks (";
+  const std::size_t listed = std::min<std::size_t>(ranks.size(), 16);
+  for (std::size_t i = 0; i < listed; ++i)
+    text += (i > 0 ? "," : "") + std::to_string(ranks[i]);
+  return text + (listed < ranks.size() ? ",...)" : ")");
+}
+
+/// The summary's last lines: what was written, and what was not (failed lists the ranks
+/// whose per-rank file was not written; json_ok is rank 0's gathered file).
+std::string files_lines(const std::vector<int> &failed, bool json_ok) {
+  const int n = g.world_size;
+  const std::string prefix = escape_name(g.options.output);
+  std::vector<std::string> wrote, lost;
+  if (g.options.per_rank) {
+    const std::string name = prefix + ".<rank>.prof";
+    if (failed.empty())
+      wrote.push_back(name);
+    else if (failed.size() < static_cast<std::size_t>(n))
+      wrote.push_back(name + " on " + std::to_string(n - static_cast<int>(failed.size())) + " of " +
+                      std::to_string(n) + " ranks");
+    if (!failed.empty())
+      lost.push_back(name + " on " + ranks_phrase(failed, n));
+  }
+  if (g.options.gathered)
+    (json_ok ? wrote : lost).push_back(prefix + ".json");
+  auto join = [](const std::vector<std::string> &items) {
+    std::string text;
+    for (std::size_t i = 0; i < items.size(); ++i)
+      text += (i > 0 ? " and " : " ") + items[i];
+    return text;
+  };
+  std::string text;
+  if (!wrote.empty())
+    text += "pnmpi monitor: wrote" + join(wrote) + "\n";
+  if (!lost.empty())
+    text += "pnmpi monitor: failed to write" + join(lost) + "\n";
+  return text;
+}
+
+void summarize(const Local &l, bool per_rank_ok, bool json_ok) {
   const bool root = g.world_rank == 0;
   const int n = g.world_size;
+  std::vector<int> written(root ? static_cast<std::size_t>(n) : 0);
+  if (g.options.per_rank) {
+    const int mine = per_rank_ok ? 1 : 0;
+    PMPI_Gather(&mine, 1, MPI_INT, written.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  }
   std::uint64_t totals[kValues] = {};
   PMPI_Reduce(l.totals, totals, kValues, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
 
@@ -315,37 +378,49 @@ void summarize(const Local &l) {
                 "max %" PRIu64 "\n",
                 mem_out[0], mem_sum / static_cast<std::uint64_t>(n), fixed, mem_out[1]);
   text += line;
-  if (g.options.per_rank || g.options.gathered) {
-    text += "pnmpi monitor: wrote";
-    if (g.options.per_rank)
-      text += " " + g.options.output + ".<rank>.prof";
-    if (g.options.gathered)
-      text += std::string(g.options.per_rank ? " and " : " ") + g.options.output + ".json";
-    text += "\n";
-  }
+  std::vector<int> failed;
+  for (int r = 0; g.options.per_rank && r < n; ++r)
+    if (written[static_cast<std::size_t>(r)] == 0)
+      failed.push_back(r);
+  text += files_lines(failed, json_ok);
   std::fputs(text.c_str(), stderr);
   std::fflush(stderr);
 }
 
 } // namespace
 
-void write_outputs() noexcept {
+bool write_outputs() noexcept {
   try {
-    Local l = collect();
+    Local l;
+    bool collected = true;
+    try {
+      l = collect();
+    } catch (...) {
+      report_error("out of memory: this rank's output cannot be written");
+      collected = false;
+    }
+    bool per_rank_ok = true, json_ok = true;
     if (g.options.per_rank)
-      write_per_rank(l);
+      per_rank_ok = collected && write_per_rank(l);
     if (g.options.gathered) {
-      const std::vector<std::vector<Row>> all = gather_rows(l.rows);
-      if (g.world_rank == 0)
-        write_gathered(all);
+      bool complete = true;
+      const std::vector<std::vector<Row>> all = gather_rows(l.rows, collected, complete);
+      if (g.world_rank == 0) {
+        json_ok = complete && write_gathered(all);
+        if (!complete)
+          report_error("cannot write '" + escape_name(g.options.output + ".json") +
+                       "': a rank could not collect its data (out of memory)");
+      }
     }
     if (g.options.summary)
-      summarize(l);
+      summarize(l, per_rank_ok, json_ok);
+    return per_rank_ok && json_ok;
   } catch (const std::exception &e) {
     report_error(std::string("cannot write the output: ") + e.what());
   } catch (...) {
     report_error("cannot write the output");
   }
+  return false;
 }
 
 } // namespace pnmpi::monitor

@@ -178,9 +178,11 @@ int SessionTable::view(int msid, SessionView &out) const {
     return m_initialized ? MPI_M_INVALID_MSID : MPI_M_MISSING_INIT;
   if (const int rc = check(msid); rc != MPI_SUCCESS)
     return rc;
+  const Session &s = m_sessions.at(msid);
+  if (s.comm_freed)
+    return MPI_M_COMM_FREED;
   if (const int rc = require_suspended(msid); rc != MPI_SUCCESS)
     return rc;
-  const Session &s = m_sessions.at(msid);
   try {
     out.comm = s.comm;
     out.rank = s.rank;
@@ -190,6 +192,13 @@ int SessionTable::view(int msid, SessionView &out) const {
     return MPI_M_INTERNAL_FAIL;
   }
   return MPI_SUCCESS;
+}
+
+void SessionTable::comm_freed(MPI_Comm comm) {
+  std::lock_guard<std::mutex> guard(m_lock);
+  for (auto &[id, s] : m_sessions)
+    if (s.comm == comm)
+      s.comm_freed = true;
 }
 
 std::size_t SessionTable::bytes() const {

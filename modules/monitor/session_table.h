@@ -39,6 +39,8 @@ struct SessionView {
 /// | continue(id)     | MISSING_INIT    | INVALID  | MULTIPLE_CALL      | -> active          |
 /// | reset/free(id)   | MISSING_INIT    | INVALID  | SESSION_NOT_SUSP.  | zero / gone        |
 /// | read (get/gather)| MISSING_INIT    | INVALID  | SESSION_NOT_SUSP.  | data               |
+/// A read of a session whose communicator was freed (comm_freed()) returns COMM_FREED,
+/// before the state is checked: its members can no longer communicate over it.
 /// With MPI_M_ALL_MSID: suspend and continue act on every session in the right state;
 /// reset and free act on all sessions, or return SESSION_STILL_ACTIVE and change nothing if
 /// one is active; reads and info return INVALID_MSID. finalize also fails with
@@ -61,11 +63,16 @@ public:
   int size_of(int msid, int *size) const;
   /// Copies a suspended session's data.
   int view(int msid, SessionView &out) const;
+  /// The application freed `comm`: the sessions started on it can no longer be read (view()
+  /// returns MPI_M_COMM_FREED); they can still be suspended, continued, reset and freed. A
+  /// communicator created later with the same handle is another one: its sessions are new.
+  void comm_freed(MPI_Comm comm);
   std::size_t bytes() const;
 
 private:
   struct Session {
     bool active = true;
+    bool comm_freed = false;
     MPI_Comm comm = MPI_COMM_NULL;
     int rank = -1;
     std::vector<int> worlds;

@@ -94,6 +94,10 @@ int api_start(MPI_Comm comm, int *msid) {
     return MPI_M_MPIT_FAIL;
   if (inter)
     return MPI_M_INVALID_ARG;
+  // The monitor must know the communicator, so that its attribute's delete callback tells
+  // the sessions when the application frees it (sessions_comm_freed).
+  if (comm_info(comm) == nullptr)
+    return MPI_M_INTERNAL_FAIL;
   PMPI_Comm_rank(comm, &rank);
   MPI_Group group = MPI_GROUP_NULL;
   if (PMPI_Comm_group(comm, &group) != MPI_SUCCESS)
@@ -302,6 +306,13 @@ void register_sessions_service() noexcept {
 
 void sessions_at_finalize() noexcept {
   table().close();
+}
+
+void sessions_comm_freed(MPI_Comm comm) noexcept {
+  try {
+    table().comm_freed(comm);
+  } catch (...) {
+  }
 }
 
 unsigned long sessions_bytes() noexcept {

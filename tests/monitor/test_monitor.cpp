@@ -9,6 +9,8 @@
 
 #include <array>
 #include <filesystem>
+#include <fstream>
+#include <functional>
 #include <regex>
 #include <set>
 #include <string>
@@ -33,9 +35,14 @@ std::string test_name() {
   return std::string(info->test_suite_name()) + "." + info->name();
 }
 
+/// This test's scratch directory.
+std::string scratch_path() {
+  return (fs::path(PNMPI_TEST_SCRATCH_DIR) / "monitor" / test_name()).string();
+}
+
 /// A fresh scratch directory for this test.
 std::string scratch() {
-  const fs::path dir = fs::path(PNMPI_TEST_SCRATCH_DIR) / "monitor" / test_name();
+  const fs::path dir = scratch_path();
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir.string();
@@ -51,12 +58,15 @@ struct Monitored {
 };
 
 /// Runs `program` under `conf` (the monitor's lines get `argument output DIR/mon`), then
-/// reads what the monitor wrote.
+/// reads what the monitor wrote. `prepare` can put files in DIR before the run.
 Monitored run_monitored(std::vector<std::string> program, const std::string &stack_above = "",
                         const std::string &monitor_args = "", int ranks = N,
-                        std::map<std::string, std::string> env = {}) {
+                        std::map<std::string, std::string> env = {},
+                        const std::function<void(const std::string &dir)> &prepare = {}) {
   Monitored run;
   run.dir = scratch();
+  if (prepare)
+    prepare(run.dir);
   const std::string conf =
       stack_above + "module monitor\nargument output " + run.dir + "/mon\n" + monitor_args;
   MpiJob job;
@@ -214,6 +224,28 @@ TEST(MonitorPatterns, Ring) {
                 .size(),
             1u)
       << run.result.err;
+  EXPECT_EQ(lines_with(run.result.err, "pnmpi monitor: top talkers (application bytes sent): "
+                                       "0->1 1200 bytes/4 msgs, 1->2 1200 bytes/4 msgs, "
+                                       "2->3 1200 bytes/4 msgs, 3->0 1200 bytes/4 msgs")
+                .size(),
+            1u)
+      << run.result.err;
+  // One peer per rank: its counters and histograms (1200 bytes) and index slots, alike on
+  // every rank; the fixed caches are 512 datatype and 2 x 256 recent-entry slots.
+  std::smatch m;
+  static const std::regex memory(
+      "pnmpi monitor: memory per rank: max ([0-9]+) bytes, mean ([0-9]+) bytes, plus 12288 "
+      "bytes of fixed caches; peers contacted per rank: max 1\n");
+  ASSERT_TRUE(std::regex_search(run.result.err, m, memory)) << run.result.err;
+  EXPECT_EQ(m[1], m[2]);
+  EXPECT_GE(std::stoull(m[1]), 1200u);
+  EXPECT_LT(std::stoull(m[1]), 16384u);
+  EXPECT_EQ(lines_with(run.result.err, "pnmpi monitor: wrote " + run.dir + "/mon.<rank>.prof and " +
+                                           run.dir + "/mon.json")
+                .size(),
+            1u)
+      << run.result.err;
+  EXPECT_EQ(lines_with(run.result.err, "failed to write").size(), 0u) << run.result.err;
 }
 
 TEST(MonitorPatterns, HaloExchangeOnAPeriodicGrid) {
@@ -231,8 +263,8 @@ TEST(MonitorPatterns, HaloExchangeOnAPeriodicGrid) {
                 "rank " + std::to_string(r) + " cartesian communicator");
 }
 
-TEST(MonitorPatterns, IrregularAlltoallv) {
-  const Monitored run = run_pattern("alltoallv");
+/// What the alltoallv pattern sends: (r + 2j) % 5 ints from r to j, none to itself.
+Expected alltoallv_expected() {
   Expected want;
   for (int r = 0; r < N; ++r) {
     std::uint64_t total = 0;
@@ -245,7 +277,27 @@ TEST(MonitorPatterns, IrregularAlltoallv) {
     }
     want.cls(r, A2A, total);
   }
+  return want;
+}
+
+TEST(MonitorPatterns, IrregularAlltoallv) {
+  const Monitored run = run_pattern("alltoallv", "argument top 2\n");
+  const Expected want = alltoallv_expected();
   expect_run(run, want);
+  // The two loudest pairs, by bytes, then sender, then receiver.
+  std::vector<std::pair<std::pair<int, int>, Cell>> talkers(want.C.begin(), want.C.end());
+  std::sort(talkers.begin(), talkers.end(), [](const auto &a, const auto &b) {
+    return a.second.bytes != b.second.bytes ? a.second.bytes > b.second.bytes : a.first < b.first;
+  });
+  std::string line = "pnmpi monitor: top talkers (application bytes sent):";
+  for (std::size_t i = 0; i < 2; ++i)
+    line += std::string(i > 0 ? "," : "") + " " + std::to_string(talkers[i].first.first) + "->" +
+            std::to_string(talkers[i].first.second) + " " +
+            std::to_string(talkers[i].second.bytes) + " bytes/" +
+            std::to_string(talkers[i].second.count) + " msgs";
+  const auto lines = lines_with(run.result.err, "top talkers");
+  ASSERT_EQ(lines.size(), 1u) << run.result.err;
+  EXPECT_EQ(lines[0], line);
 }
 
 TEST(MonitorPatterns, ReduceFlowsToTheRoot) {
@@ -451,8 +503,9 @@ TEST(MonitorThreads, FourThreadsPerRankCountExactly) {
 TEST(MonitorOrigin, ToolAboveTheMonitorIsKeptApartHoweverItForwards) {
   // The reporter forwards the application's sends and collectives with ordinary calls (it
   // times them): they stay the application's. Its own calls are a module's, whether made
-  // inside its MPI_Finalize wrapper, as a tail call from its PNMPI_Fini hook, or inside the
-  // application's MPI_Barrier (a send: another routine than the one the application entered).
+  // inside its MPI_Finalize wrapper (collective, point-to-point and one-sided), as a tail
+  // call from its PNMPI_Fini hook, or inside the application's MPI_Barrier (a send: another
+  // routine than the one the application entered).
   const Monitored run =
       run_monitored({bin("monitor_patterns"), "tooled"}, "module monitor_reporter\n");
   Expected want;
@@ -471,6 +524,10 @@ TEST(MonitorOrigin, ToolAboveTheMonitorIsKeptApartHoweverItForwards) {
       add(want.coll_tool, r, 0, 8); // the tool's reduce in its MPI_Finalize
     add(want.I, r, next(r, 1), 8);  // the tool's send inside the application's barrier
     want.hist_I[{r, next(r, 1)}][bin_of(8)] = 1;
+    add(want.osc_sent_tool, r, next(r, 1), 4);    // the tool's put of one int
+    add(want.osc_fetched_tool, r, next(r, 2), 8); // its get of two ints
+    add(want.osc_sent_tool, r, next(r, 3), 4);    // its fetch_and_op: one int each way
+    add(want.osc_fetched_tool, r, next(r, 3), 4);
   }
   add(want.I, 1, 0, 16); // the tool's report message
   want.hist_I[{1, 0}][bin_of(16)] = 1;
@@ -481,7 +538,8 @@ TEST(MonitorOrigin, ToolAboveTheMonitorIsKeptApartHoweverItForwards) {
             1u)
       << run.result.err;
   EXPECT_EQ(lines_with(run.result.err, "pnmpi monitor: modules above the monitor: p2p 5 msgs 48 "
-                                       "bytes, coll 15 msgs 72 bytes")
+                                       "bytes, coll 15 msgs 72 bytes, osc 8 msgs 32 bytes sent + "
+                                       "8 msgs 48 bytes fetched")
                 .size(),
             1u)
       << run.result.err;
@@ -708,14 +766,284 @@ TEST(MonitorOptions, MalformedValuesStopTheJob) {
       << bad_env.result.err;
 }
 
-TEST(MonitorOptions, UnwritableOutputIsReportedNotFatal) {
+// ---- output that cannot be written, planted files, names ---------------------------------
+
+/// The summary's and the ranks' lines that say what was not written.
+std::string failures(const RunResult &r) {
+  std::string text;
+  for (const std::string &line : lines_with(r.err, "pnmpi"))
+    if (line.find("cannot") != std::string::npos || line.find("wr") != std::string::npos)
+      text += line + "\n";
+  return text;
+}
+
+TEST(MonitorOutput, LostOutputFailsTheJobAndIsNamed) {
   const Monitored run = run_monitored({bin("monitor_patterns"), "ring"}, "", "", N,
                                       {{"PNMPI_MONITOR_OUTPUT", "/nonexistent/dir/mon"}});
-  EXPECT_EQ(run.result.exit_code, 0) << describe(run.result);
-  EXPECT_FALSE(lines_with(run.result.err, "pnmpi: module 'monitor': cannot write "
-                                          "'/nonexistent/dir/mon.0.prof'")
-                   .empty())
+  EXPECT_NE(run.result.exit_code, 0) << describe(run.result);
+  EXPECT_FALSE(run.result.timed_out);
+  for (int r = 0; r < N; ++r)
+    EXPECT_EQ(lines_with(run.result.err, "pnmpi: module 'monitor': cannot write "
+                                         "'/nonexistent/dir/mon." +
+                                             std::to_string(r) +
+                                             ".prof': No such file or directory")
+                  .size(),
+              1u)
+        << run.result.err;
+  EXPECT_EQ(lines_with(run.result.err, "pnmpi: module 'monitor': cannot write "
+                                       "'/nonexistent/dir/mon.json': No such file or directory")
+                .size(),
+            1u)
       << run.result.err;
+  EXPECT_EQ(lines_with(run.result.err, "pnmpi monitor: failed to write "
+                                       "/nonexistent/dir/mon.<rank>.prof on 4 of 4 ranks "
+                                       "(0,1,2,3) and /nonexistent/dir/mon.json")
+                .size(),
+            1u)
+      << run.result.err;
+  EXPECT_EQ(lines_with(run.result.err, "pnmpi monitor: wrote").size(), 0u) << run.result.err;
+
+  // A path longer than PATH_MAX, per-rank files only, no summary: each rank says why, and
+  // the job still fails.
+  const std::string too_long = "/tmp/" + std::string(5000, 'a') + "/mon";
+  const Monitored quiet = run_monitored({bin("monitor_patterns"), "ring"}, "",
+                                        "argument files per-rank\nargument summary off\n", N,
+                                        {{"PNMPI_MONITOR_OUTPUT", too_long}});
+  EXPECT_NE(quiet.result.exit_code, 0) << describe(quiet.result);
+  EXPECT_FALSE(quiet.result.timed_out);
+  EXPECT_EQ(lines_with(quiet.result.err, "prof': File name too long").size(),
+            static_cast<std::size_t>(N))
+      << failures(quiet.result);
+  EXPECT_EQ(lines_with(quiet.result.err, "pnmpi monitor:").size(), 0u);
+}
+
+TEST(MonitorOutput, AWriteErrorAfterTheFileWasCreatedIsAFailureToo) {
+  // Rank 1 can create its file but not write it all (as on a full disk): its file is not
+  // written (and no partial file is left), the others are.
+  const Monitored run = run_pattern("fullfile");
+  EXPECT_NE(run.result.exit_code, 0) << describe(run.result);
+  EXPECT_FALSE(run.result.timed_out);
+  EXPECT_EQ(lines_with(run.result.err, "pnmpi: module 'monitor': cannot write '" + run.dir +
+                                           "/mon.1.prof': File too large")
+                .size(),
+            1u)
+      << failures(run.result);
+  EXPECT_EQ(lines_with(run.result.err, "pnmpi monitor: wrote " + run.dir +
+                                           "/mon.<rank>.prof on 3 of 4 ranks and " + run.dir +
+                                           "/mon.json")
+                .size(),
+            1u)
+      << failures(run.result);
+  EXPECT_EQ(lines_with(run.result.err, "pnmpi monitor: failed to write " + run.dir +
+                                           "/mon.<rank>.prof on 1 of 4 ranks (1)")
+                .size(),
+            1u)
+      << failures(run.result);
+  EXPECT_FALSE(fs::exists(run.dir + "/mon.1.prof"));
+  for (const auto &entry : fs::directory_iterator(run.dir))
+    EXPECT_EQ(entry.path().string().find(".tmp."), std::string::npos) << entry.path();
+  EXPECT_EQ(run.json_error, "");
+}
+
+TEST(MonitorOutput, WhatCannotBeReplacedIsRefusedAndNamed) {
+  // A dangling symbolic link at the gathered file's name (following it would create its
+  // target), a directory at rank 2's: both are left alone, the other ranks' files are
+  // written, and the summary says which are which. (FIFOs: the unit test; reading one here
+  // would block.)
+  const std::string prefix = scratch_path() + "/mon";
+  const Monitored run =
+      run_monitored({bin("monitor_patterns"), "ring"}, "", "", N, {}, [&](const std::string &) {
+        fs::create_symlink(prefix + ".nowhere", prefix + ".json");
+        fs::create_directory(prefix + ".2.prof");
+      });
+  EXPECT_NE(run.result.exit_code, 0) << describe(run.result);
+  EXPECT_FALSE(run.result.timed_out);
+  EXPECT_EQ(lines_with(run.result.err, "pnmpi: module 'monitor': cannot write '" + prefix +
+                                           ".json': it is a symbolic link, not a regular file, "
+                                           "and is left as it is")
+                .size(),
+            1u)
+      << failures(run.result);
+  EXPECT_EQ(lines_with(run.result.err, "pnmpi: module 'monitor': cannot write '" + prefix +
+                                           ".2.prof': it is a directory, not a regular file, and "
+                                           "is left as it is")
+                .size(),
+            1u)
+      << failures(run.result);
+  EXPECT_EQ(lines_with(run.result.err, "pnmpi monitor: wrote").size(), 1u) << failures(run.result);
+  EXPECT_EQ(
+      lines_with(run.result.err, "pnmpi monitor: wrote " + prefix + ".<rank>.prof on 3 of 4 ranks")
+          .size(),
+      1u)
+      << failures(run.result);
+  EXPECT_EQ(lines_with(run.result.err, ".json on").size(), 0u) << failures(run.result);
+  EXPECT_EQ(lines_with(run.result.err, "pnmpi monitor: failed to write " + prefix +
+                                           ".<rank>.prof on 1 of 4 ranks (2) and " + prefix +
+                                           ".json")
+                .size(),
+            1u)
+      << failures(run.result);
+  EXPECT_TRUE(fs::is_symlink(prefix + ".json"));
+  EXPECT_FALSE(fs::exists(prefix + ".nowhere"));
+  EXPECT_TRUE(fs::is_directory(prefix + ".2.prof"));
+  for (int r : {0, 1, 3}) {
+    const ProfFile f = read_prof(prefix + "." + std::to_string(r) + ".prof");
+    ASSERT_TRUE(f.read) << r;
+    EXPECT_TRUE(f.malformed.empty()) << r;
+    EXPECT_EQ(f.lines.at("E").size(), 1u) << r;
+  }
+}
+
+TEST(MonitorOutput, PlantedSymbolicLinksAreNeverFollowed) {
+  // Each rank plants links to the victim at the names its temporary files used to have
+  // (PREFIX.<rank>.prof.tmp.<pid>, PREFIX.json.tmp.<pid>); the test plants one at rank 3's
+  // final name. The victim stays as it was, rank 3's link too, and rank 3's file is reported
+  // as not written.
+  const std::string prefix = scratch_path() + "/mon";
+  const Monitored run = run_monitored({bin("monitor_patterns"), "plant", prefix}, "", "", N, {},
+                                      [&](const std::string &) {
+                                        std::ofstream(prefix + ".victim") << "precious\n";
+                                        fs::create_symlink(prefix + ".victim", prefix + ".3.prof");
+                                      });
+  EXPECT_EQ(read_text(prefix + ".victim"), "precious\n");
+  EXPECT_TRUE(fs::is_symlink(prefix + ".3.prof"));
+  EXPECT_NE(run.result.exit_code, 0) << describe(run.result);
+  EXPECT_FALSE(run.result.timed_out);
+  EXPECT_EQ(lines_with(run.result.err, "pnmpi: module 'monitor': cannot write '" + prefix +
+                                           ".3.prof': it is a symbolic link, not a regular file, "
+                                           "and is left as it is")
+                .size(),
+            1u)
+      << failures(run.result);
+  EXPECT_EQ(lines_with(run.result.err, "pnmpi monitor: wrote " + prefix +
+                                           ".<rank>.prof on 3 of 4 ranks and " + prefix + ".json")
+                .size(),
+            1u)
+      << failures(run.result);
+  EXPECT_EQ(lines_with(run.result.err, "pnmpi monitor: failed to write " + prefix +
+                                           ".<rank>.prof on 1 of 4 ranks (3)")
+                .size(),
+            1u)
+      << failures(run.result);
+  for (int r = 0; r < 3; ++r) {
+    const ProfFile f = read_prof(prefix + "." + std::to_string(r) + ".prof");
+    ASSERT_TRUE(f.read) << r;
+    EXPECT_TRUE(f.malformed.empty()) << r;
+    EXPECT_EQ(f.lines.at("E").size(), 1u) << r;
+  }
+  EXPECT_EQ(run.json_error, "");
+  EXPECT_EQ(run.json["world_size"].number, static_cast<std::uint64_t>(N));
+}
+
+TEST(MonitorOutput, CommunicatorNamesCannotForgeLines) {
+  // Two duplicates of MPI_COMM_WORLD named with newlines and TABs, the first freed before
+  // MPI_Finalize (its name is kept), the second alive: a barrier on each.
+  const Monitored run = run_pattern("names");
+  Expected want;
+  for (int r = 0; r < N; ++r) {
+    want.p2p(r, next(r, 1), 400, 3);
+    want.p2p(r, next(r, 1), 0);
+    for (int j = 0; j < N; ++j)
+      if (j != r)
+        add(want.C, r, j, 0, 2);
+  }
+  expect_run(run, want); // no forged E line, no malformed line
+  for (int r = 0; r < N; ++r) {
+    const std::string who = "rank " + std::to_string(r);
+    expect_comm(find_comm(run, r, R"(forged\nE\t0\t1\t999999 bytes\t777 msgs sent\n# OSC\tx\\)"),
+                {Cell{}, Cell{}, Cell{1, 0}}, who + " forged name");
+    expect_comm(find_comm(run, r, R"(kept\tname)"), {Cell{}, Cell{}, Cell{1, 0}},
+                who + " kept name");
+    EXPECT_EQ(run.prof.files[static_cast<std::size_t>(r)].comms.size(), 3u) << who;
+  }
+}
+
+TEST(MonitorOutput, OwnCollectivesUseSeparateBuffers) {
+  // A module below the monitor sees the monitor's output collectives and counts those whose
+  // send buffer is MPI_IN_PLACE (valgrind's MPI checker reports them as unaddressable).
+  const Monitored run =
+      run_monitored({bin("monitor_patterns"), "ring"}, "", "module monitor_inplace_probe\n");
+  ASSERT_EQ(run.result.exit_code, 0) << describe(run.result);
+  for (int r = 0; r < N; ++r) {
+    std::smatch m;
+    const std::regex probe("inplace-probe: rank " + std::to_string(r) +
+                           ": ([0-9]+) collectives, ([0-9]+) in place");
+    ASSERT_TRUE(std::regex_search(run.result.err, m, probe)) << run.result.err;
+    EXPECT_GT(std::stoi(m[1]), 0) << r;
+    EXPECT_EQ(m[2], "0") << r;
+  }
+}
+
+TEST(MonitorOutOfMemory, TrafficNotRecordedIsSaidOnceAndTheRestIsWritten) {
+  // Each rank's first send to a new peer finds no memory for the peer's counters: that
+  // message is not recorded, said once per rank; the next two are, and the files are written.
+  const Monitored run = run_monitored({bin("monitor_oom")});
+  ASSERT_EQ(run.result.exit_code, 0) << describe(run.result);
+  for (int r = 0; r < N; ++r)
+    EXPECT_EQ(lines_with(run.result.out, "oom: rank " + std::to_string(r) + " ok").size(), 1u)
+        << run.result.out;
+  for (int r = 0; r < N; ++r)
+    EXPECT_EQ(lines_with(run.result.rank_err[static_cast<std::size_t>(r)],
+                         "pnmpi: module 'monitor': out of memory: some traffic is not recorded")
+                  .size(),
+              1u)
+        << "rank " << r << ": " << run.result.rank_err[static_cast<std::size_t>(r)];
+  Expected want;
+  for (int r = 0; r < N; ++r)
+    want.p2p(r, next(r, 1), 8, 2);
+  expect_run(run, want);
+}
+
+TEST(MonitorOutOfMemory, ARankThatCannotCollectItsOutputStallsNoOne) {
+  // Rank 1 finds no memory to collect its output in MPI_Finalize: it still takes part in
+  // every collective (with no data), its file and the gathered file are not written, the
+  // others' files are, and the job fails. It used to leave the other ranks waiting.
+  const Monitored run = run_monitored({bin("monitor_oom"), "finalize"});
+  EXPECT_FALSE(run.result.timed_out);
+  EXPECT_NE(run.result.exit_code, 0) << describe(run.result);
+  EXPECT_EQ(lines_with(run.result.out, "FAILED").size(), 0u) << run.result.out;
+  ASSERT_EQ(run.result.rank_err.size(), static_cast<std::size_t>(N));
+  EXPECT_EQ(lines_with(run.result.rank_err[1], "pnmpi: module 'monitor': out of memory: this "
+                                               "rank's output cannot be written")
+                .size(),
+            1u)
+      << run.result.rank_err[1];
+  EXPECT_EQ(lines_with(run.result.err, "pnmpi: module 'monitor': cannot write '" + run.dir +
+                                           "/mon.json': a rank could not collect its data (out "
+                                           "of memory)")
+                .size(),
+            1u)
+      << failures(run.result);
+  EXPECT_EQ(lines_with(run.result.err,
+                       "pnmpi monitor: wrote " + run.dir + "/mon.<rank>.prof on 3 of 4 ranks")
+                .size(),
+            1u)
+      << failures(run.result);
+  EXPECT_EQ(lines_with(run.result.err, "pnmpi monitor: failed to write " + run.dir +
+                                           "/mon.<rank>.prof on 1 of 4 ranks (1) and " + run.dir +
+                                           "/mon.json")
+                .size(),
+            1u)
+      << failures(run.result);
+  EXPECT_FALSE(fs::exists(run.dir + "/mon.1.prof"));
+  EXPECT_FALSE(fs::exists(run.dir + "/mon.json"));
+  EXPECT_TRUE(fs::exists(run.dir + "/mon.2.prof"));
+}
+
+TEST(MonitorOutput, GatheredFileInSeveralRounds) {
+  // One row per rank and round: the alltoallv pattern's ranks each contacted at most 3 peers,
+  // so the gathered file takes 3 rounds (the probe below the monitor counts its gathervs) and
+  // is the same as in one.
+  const Monitored run =
+      run_pattern("alltoallv", "argument gather-round-bytes 1\nmodule monitor_inplace_probe\n");
+  expect_run(run, alltoallv_expected());
+  for (int r = 0; r < N; ++r) {
+    std::smatch m;
+    const std::regex probe("inplace-probe: rank " + std::to_string(r) +
+                           ": [0-9]+ collectives, 0 in place, ([0-9]+) gathervs");
+    ASSERT_TRUE(std::regex_search(run.result.err, m, probe)) << run.result.err;
+    EXPECT_EQ(m[1], "3") << r;
+  }
 }
 
 } // namespace

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
 
@@ -88,13 +89,14 @@ TEST(MonitorOptions, Defaults) {
   EXPECT_TRUE(o.summary);
   EXPECT_EQ(o.top, 5);
   EXPECT_EQ(o.max_sessions, 1024);
+  EXPECT_EQ(o.gather_round_bytes, 2147483647);
 }
 
 TEST(MonitorOptions, ConfigValues) {
   Args a;
-  a.config = {{"record", "p2p, osc"}, {"output", "/tmp/x/run"}, {"files", "gathered"},
-              {"histograms", "off"},  {"summary", "no"},        {"top", "0"},
-              {"max-sessions", "3"}};
+  a.config = {{"record", "p2p, osc"}, {"output", "/tmp/x/run"},   {"files", "gathered"},
+              {"histograms", "off"},  {"summary", "no"},          {"top", "0"},
+              {"max-sessions", "3"},  {"gather-round-bytes", "1"}};
   Options o;
   std::string error;
   ASSERT_TRUE(a.parse(o, error)) << error;
@@ -106,6 +108,7 @@ TEST(MonitorOptions, ConfigValues) {
   EXPECT_FALSE(o.summary);
   EXPECT_EQ(o.top, 0);
   EXPECT_EQ(o.max_sessions, 3);
+  EXPECT_EQ(o.gather_round_bytes, 1);
   a.config = {{"record", "none"}, {"files", "none"}};
   ASSERT_TRUE(a.parse(o, error)) << error;
   EXPECT_EQ(o.record, 0u);
@@ -142,6 +145,11 @@ TEST(MonitorOptions, MalformedValuesNameTheArgumentAndTheValue) {
        "argument 'max-sessions' must be a whole number from 1 to 1000000, not '0'"},
       {{{"max-sessions", "3x"}},
        "argument 'max-sessions' must be a whole number from 1 to 1000000, not '3x'"},
+      {{{"gather-round-bytes", "0"}},
+       "argument 'gather-round-bytes' must be a whole number from 1 to 2147483647, not '0'"},
+      {{{"gather-round-bytes", "2147483648"}},
+       "argument 'gather-round-bytes' must be a whole number from 1 to 2147483647, not "
+       "'2147483648'"},
   };
   for (const auto &[config, message] : cases) {
     Args a;
@@ -157,6 +165,10 @@ TEST(MonitorOptions, MalformedValuesNameTheArgumentAndTheValue) {
   std::string error;
   EXPECT_FALSE(a.parse(o, error));
   EXPECT_EQ(error, "environment variable PNMPI_MONITOR_SUMMARY must be on or off, not 'loud'");
+  a.env = {{"PNMPI_MONITOR_TOP", "3\npnmpi monitor: wrote everything"}};
+  EXPECT_FALSE(a.parse(o, error));
+  EXPECT_EQ(error, "environment variable PNMPI_MONITOR_TOP must be a whole number from 0 to 100, "
+                   "not '3\\npnmpi monitor: wrote everything'");
 }
 
 // ---- rank translation ---------------------------------------------------------------------
@@ -384,6 +396,37 @@ TEST(MonitorSessionTable, StateMachine) {
   EXPECT_EQ(t.view(b, v), MPI_M_INVALID_MSID);
 }
 
+TEST(MonitorSessionTable, AFreedCommunicatorIsNeverUsedAgain) {
+  FakeCounters c;
+  SessionTable t(c.reader());
+  ASSERT_EQ(t.init(), MPI_SUCCESS);
+  // Two handles as fake communicators: only their bits are compared.
+  const MPI_Comm freed = MPI_COMM_WORLD, kept = MPI_COMM_SELF;
+  int a = 0, b = 0, later = 0;
+  ASSERT_EQ(t.start(freed, 0, {0, 1}, &a), MPI_SUCCESS);
+  ASSERT_EQ(t.start(kept, 0, {0, 1}, &b), MPI_SUCCESS);
+  c.send(1, 0, 10);
+  t.comm_freed(freed);
+  SessionView v;
+  EXPECT_EQ(t.view(a, v), MPI_M_COMM_FREED); // active: the freed communicator comes first
+  EXPECT_EQ(t.suspend(a), MPI_SUCCESS);
+  EXPECT_EQ(t.view(a, v), MPI_M_COMM_FREED);
+  int size = 0;
+  EXPECT_EQ(t.size_of(a, &size), MPI_SUCCESS);
+  EXPECT_EQ(size, 2);
+  EXPECT_EQ(t.resume(a), MPI_SUCCESS);
+  EXPECT_EQ(t.suspend(MPI_M_ALL_MSID), MPI_SUCCESS);
+  EXPECT_EQ(t.reset(a), MPI_SUCCESS);
+  EXPECT_EQ(p2p_bytes(t, b), (std::vector<std::uint64_t>{0, 10}));
+  // A communicator created later with the freed one's handle is another communicator.
+  ASSERT_EQ(t.start(freed, 0, {0, 1}, &later), MPI_SUCCESS);
+  EXPECT_EQ(t.suspend(later), MPI_SUCCESS);
+  EXPECT_EQ(t.view(later, v), MPI_SUCCESS);
+  EXPECT_EQ(t.view(a, v), MPI_M_COMM_FREED);
+  EXPECT_EQ(t.free_session(a), MPI_SUCCESS);
+  EXPECT_EQ(t.finalize(), MPI_SUCCESS);
+}
+
 TEST(MonitorSessionTable, Categories) {
   const std::vector<std::uint64_t> v = {1, 10, 2, 20, 3, 30, 4, 40};
   std::uint64_t c = 0, b = 0;
@@ -427,6 +470,19 @@ TEST(MonitorFormat, JsonStrings) {
   EXPECT_EQ(json_string("a\"b\\c\n\t\x01"), "\"a\\\"b\\\\c\\n\\t\\u0001\"");
 }
 
+TEST(MonitorFormat, NamesCannotEndALineOrAddAField) {
+  EXPECT_EQ(escape_name("MPI COMMUNICATOR 3"), "MPI COMMUNICATOR 3");
+  EXPECT_EQ(escape_name("a\nb\tc\\d\re\x7f\x01"), "a\\nb\\tc\\\\d\\x0de\\x7f\\x01");
+  EXPECT_EQ(escape_name("h\xc3\xa9t\xc3\xa9ro"), "h\xc3\xa9t\xc3\xa9ro"); // UTF-8 is kept
+  const std::uint64_t counts[3] = {0, 0, 1}, bytes[3] = {0, 0, 0};
+  const std::string block =
+      prof_comm_block("x\nE\t0\t1\t999999 bytes\t777 msgs sent", {0, 1}, 0, counts, bytes);
+  EXPECT_EQ(block, "D\tx\\nE\\t0\\t1\\t999999 bytes\\t777 msgs sent\tprocs: 0,1\n"
+                   "O2A\t0\t0 bytes\t0 msgs sent\n"
+                   "A2O\t0\t0 bytes\t0 msgs sent\n"
+                   "A2A\t0\t0 bytes\t1 msgs sent\n");
+}
+
 TEST(MonitorFormat, FilesAreReplacedAtomically) {
   namespace fs = std::filesystem;
   const fs::path dir =
@@ -444,6 +500,66 @@ TEST(MonitorFormat, FilesAreReplacedAtomically) {
   EXPECT_FALSE(write_file_atomically((dir / "missing" / "x").string(), "x", error));
   EXPECT_EQ(error,
             "cannot write '" + (dir / "missing" / "x").string() + "': No such file or directory");
+  const std::string too_long = (dir / std::string(5000, 'a')).string();
+  EXPECT_FALSE(write_file_atomically(too_long, "x", error));
+  EXPECT_NE(error.find("': File name too long"), std::string::npos) << error;
+  fs::remove_all(dir);
+}
+
+std::string file_text(const std::string &path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(MonitorFormat, OnlyARegularFileIsReplacedAndNoLinkIsFollowed) {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / ("pnmpi-monitor-unit-links-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string victim = (dir / "victim").string();
+  std::ofstream(victim) << "precious\n";
+  std::string error;
+
+  // Links at the names the temporary file used to have, for this and the next pids.
+  const std::string out = (dir / "out.prof").string();
+  for (pid_t pid = getpid(); pid < getpid() + 64; ++pid)
+    fs::create_symlink(victim, out + ".tmp." + std::to_string(pid));
+  ASSERT_TRUE(write_file_atomically(out, "mine\n", error)) << error;
+  EXPECT_EQ(file_text(out), "mine\n");
+  EXPECT_FALSE(fs::is_symlink(out));
+  EXPECT_EQ(file_text(victim), "precious\n");
+
+  // A symbolic link, a directory, a FIFO at the final name: refused by name, left alone.
+  const std::string link = (dir / "link.prof").string();
+  fs::create_symlink(victim, link);
+  EXPECT_FALSE(write_file_atomically(link, "mine\n", error));
+  EXPECT_EQ(error, "cannot write '" + link +
+                       "': it is a symbolic link, not a regular file, and is left as it is");
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(file_text(victim), "precious\n");
+  const std::string sub = (dir / "sub.json").string();
+  fs::create_directory(sub);
+  EXPECT_FALSE(write_file_atomically(sub, "mine\n", error));
+  EXPECT_EQ(error, "cannot write '" + sub +
+                       "': it is a directory, not a regular file, and is left as it is");
+  const std::string fifo = (dir / "fifo.prof").string();
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_FALSE(write_file_atomically(fifo, "mine\n", error));
+  EXPECT_EQ(error,
+            "cannot write '" + fifo + "': it is a FIFO, not a regular file, and is left as it is");
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  // Nothing is left behind but what was there and the one file written.
+  std::size_t entries = 0;
+  for (const auto &e : fs::directory_iterator(dir))
+    entries += e.path().string().find(".tmp.") == std::string::npos ? 1 : 0;
+  EXPECT_EQ(entries, 5u);
+  // A name with a newline is escaped in the message.
+  EXPECT_FALSE(write_file_atomically((dir / "no\ndir" / "x").string(), "x", error));
+  EXPECT_EQ(error,
+            "cannot write '" + (dir / "no\\ndir" / "x").string() + "': No such file or directory");
   fs::remove_all(dir);
 }
 

@@ -36,7 +36,10 @@
  * @endcode
  *
  * Without a `monitor` module in the pnmpi stack, MPI_M_init returns MPI_M_NO_MONITOR and
- * every other function MPI_M_MISSING_INIT: nothing crashes, nothing is recorded.
+ * every other function MPI_M_MISSING_INIT: nothing crashes, nothing is recorded. Called
+ * before MPI_Init, MPI_M_init returns MPI_M_MPIT_FAIL (MPI is not initialised). A session
+ * whose communicator the application freed returns MPI_M_COMM_FREED from the calls that
+ * are collective over it.
  */
 #ifndef MPI_MONITORING_H
 #define MPI_MONITORING_H
@@ -87,8 +90,14 @@ typedef int MPI_M_msid;
 #define MPI_M_NO_MONITOR (-10)
 /** Flags 0 or with other bits, a NULL filename, MPI_COMM_NULL or an intercommunicator. */
 #define MPI_M_INVALID_ARG (-11)
+/** The session's communicator has been freed: MPI_M_get_data, the gathers and the flushes,
+ * collective over it, cannot run (the session can still be suspended, continued, reset,
+ * freed and asked for its info). */
+#define MPI_M_COMM_FREED (-12)
 
-/** Sets up the monitoring environment (after MPI_Init). */
+/** Sets up the monitoring environment, between MPI_Init and MPI_Finalize: before MPI_Init
+ * (or after MPI_Finalize) it returns MPI_M_MPIT_FAIL, without a monitor module
+ * MPI_M_NO_MONITOR. */
 int MPI_M_init(void);
 /** Ends it, freeing every (suspended) session; fails if a session is still active. */
 int MPI_M_finalize(void);

@@ -7,11 +7,15 @@
  * `mpi-version N` and `pattern NAME done` from rank 0. */
 
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 static int rank, size;
+static const char *arg; /* the pattern's argument, argv[2] */
 
 #define CHECK(cond)                                                                                \
   do {                                                                                             \
@@ -423,11 +427,59 @@ static void oracle(void) {
   MPI_Reduce(d, sum, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
 }
 
+/* For the symlink test (`patterns plant PREFIX`): the ring, then each rank plants a symbolic
+ * link to PREFIX.victim at the names the monitor's temporary files used to have,
+ * PREFIX.<rank>.prof.tmp.<pid> (and PREFIX.json.tmp.<pid> on rank 0). */
+static void plant(void) {
+  ring();
+  char link[4096], victim[4096];
+  snprintf(victim, sizeof victim, "%s.victim", arg);
+  snprintf(link, sizeof link, "%s.%d.prof.tmp.%ld", arg, rank, (long)getpid());
+  CHECK(symlink(victim, link) == 0);
+  if (rank == 0) {
+    snprintf(link, sizeof link, "%s.json.tmp.%ld", arg, (long)getpid());
+    CHECK(symlink(victim, link) == 0);
+  }
+}
+
+/* For the output-injection test: the ring, then a barrier on each of two duplicates of
+ * MPI_COMM_WORLD named to forge lines of the per-rank files; the first one is freed. */
+static const char kForged[] = "forged\nE\t0\t1\t999999 bytes\t777 msgs sent\n# OSC\tx\\";
+static void names(void) {
+  ring();
+  MPI_Comm a, b;
+  MPI_Comm_dup(MPI_COMM_WORLD, &a);
+  MPI_Comm_dup(MPI_COMM_WORLD, &b);
+  MPI_Comm_set_name(a, (char *)kForged);
+  MPI_Comm_set_name(b, (char *)"kept\tname");
+  MPI_Barrier(a);
+  MPI_Barrier(b);
+  MPI_Comm_free(&a);
+}
+
+/* For the write-error test (`patterns fullfile`): one message to each other rank, so that
+ * each per-rank file has three E lines (some 600 bytes), then rank 1 lets no file of its own
+ * grow beyond 400 bytes (RLIMIT_FSIZE, SIGXFSZ ignored: write(2) fails with EFBIG), as a
+ * full disk would make a write fail after the file was created. Its stderr (a file under the
+ * tests' launcher) keeps room for the monitor's message. */
+static void fullfile(void) {
+  int out = rank, in;
+  for (int k = 1; k < size; ++k)
+    MPI_Sendrecv(&out, 1, MPI_INT, next(k), 3, &in, 1, MPI_INT, prev(k), 3, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+  if (rank == 1) {
+    struct rlimit limit = {400, 400};
+    signal(SIGXFSZ, SIG_IGN);
+    CHECK(setrlimit(RLIMIT_FSIZE, &limit) == 0);
+  }
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const char *name = argc > 1 ? argv[1] : "";
+  arg = argc > 2 ? argv[2] : "";
   struct {
     const char *name;
     void (*run)(void);
@@ -435,7 +487,8 @@ int main(int argc, char **argv) {
                   {"reduce", reduce},     {"bcast", bcast},         {"persistent", persistent},
                   {"rma", rma},           {"split", split},         {"intercomm", intercomm},
                   {"procnull", procnull}, {"sendmodes", sendmodes}, {"collectives", collectives},
-                  {"oracle", oracle},     {"tooled", tooled}};
+                  {"oracle", oracle},     {"tooled", tooled},       {"plant", plant},
+                  {"names", names},       {"fullfile", fullfile}};
   int found = 0;
   for (size_t i = 0; i < sizeof patterns / sizeof patterns[0]; ++i)
     if (strcmp(name, patterns[i].name) == 0) {

@@ -4,7 +4,8 @@
 /* Walks the MPI_M_ sessions API through every state transition and error code on 4 ranks,
  * checking exact data for known traffic: `sessions_app DIR` (the monitor loaded with
  * `argument max-sessions 4`; flush files go to DIR), or `sessions_app --no-monitor` (no
- * monitor: every call must fail cleanly). Prints `sessions: rank R ok` or FAIL lines. */
+ * monitor: every call must fail cleanly). Both first call MPI_M_init before MPI_Init.
+ * Prints `sessions: rank R ok` or FAIL lines. */
 
 #include <MPI_Monitoring.h>
 #include <mpi.h>
@@ -230,6 +231,39 @@ static void sessions(const char *dir) {
   EXPECT_RC(MPI_M_get_info(b, MPI_M_INT_IGNORE, &n), MPI_M_INVALID_MSID);
   MPI_Comm_free(&sub);
 
+  /* A session whose communicator the application freed: the calls collective over it fail
+   * cleanly (they crashed in MPI before), the local ones still work. A communicator created
+   * afterwards (perhaps with the same handle) is another one. */
+  MPI_Comm dup, again;
+  MPI_M_msid f = 0, h = 0;
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  EXPECT_RC(MPI_M_start(dup, &f), MPI_SUCCESS);
+  ring(2);
+  MPI_Comm_free(&dup);
+  EXPECT_RC(MPI_M_allgather_data(f, counts, sizes, MPI_M_P2P_ONLY), MPI_M_COMM_FREED);
+  EXPECT_RC(MPI_M_suspend(f), MPI_SUCCESS);
+  EXPECT_RC(MPI_M_get_info(f, MPI_M_INT_IGNORE, &n), MPI_SUCCESS);
+  EXPECT_EQ(n, size);
+  EXPECT_RC(MPI_M_get_data(f, data, data, MPI_M_P2P_ONLY), MPI_M_COMM_FREED);
+  EXPECT_RC(MPI_M_allgather_data(f, counts, sizes, MPI_M_P2P_ONLY), MPI_M_COMM_FREED);
+  EXPECT_RC(MPI_M_rootgather_data(f, 0, counts, sizes, MPI_M_P2P_ONLY), MPI_M_COMM_FREED);
+  snprintf(path, sizeof path, "%s/freed", dir);
+  EXPECT_RC(MPI_M_flush(f, path, MPI_M_P2P_ONLY), MPI_M_COMM_FREED);
+  EXPECT_RC(MPI_M_rootflush(f, 0, path, MPI_M_P2P_ONLY), MPI_M_COMM_FREED);
+  MPI_Comm_dup(MPI_COMM_WORLD, &again);
+  EXPECT_RC(MPI_M_start(again, &h), MPI_SUCCESS);
+  ring(1);
+  EXPECT_RC(MPI_M_suspend(h), MPI_SUCCESS);
+  EXPECT_RC(MPI_M_allgather_data(h, counts, sizes, MPI_M_P2P_ONLY), MPI_SUCCESS);
+  EXPECT_EQ(sizes[rank * size + next()], 4);
+  EXPECT_RC(MPI_M_allgather_data(f, counts, sizes, MPI_M_P2P_ONLY), MPI_M_COMM_FREED);
+  EXPECT_RC(MPI_M_continue(f), MPI_SUCCESS);
+  EXPECT_RC(MPI_M_suspend(f), MPI_SUCCESS);
+  EXPECT_RC(MPI_M_reset(f), MPI_SUCCESS);
+  EXPECT_RC(MPI_M_free(f), MPI_SUCCESS);
+  EXPECT_RC(MPI_M_free(h), MPI_SUCCESS);
+  MPI_Comm_free(&again);
+
   /* Finalize, and the environment can be set up again. */
   EXPECT_RC(MPI_M_finalize(), MPI_SUCCESS);
   EXPECT_RC(MPI_M_start(MPI_COMM_WORLD, &a), MPI_M_MISSING_INIT);
@@ -241,8 +275,11 @@ static void sessions(const char *dir) {
 }
 
 int main(int argc, char **argv) {
+  /* Before MPI_Init: MPI is not initialised (whether or not a monitor will be loaded). */
+  const int early = MPI_M_init();
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  EXPECT_RC(early, MPI_M_MPIT_FAIL);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (size != 4) {
     fprintf(stderr, "sessions_app: needs 4 ranks\n");

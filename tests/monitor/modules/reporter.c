@@ -7,7 +7,9 @@
  * calls of its own that must be counted as a module's: in its PNMPI_Fini hook an
  * MPI_Allreduce of one int, made as a tail call (so the monitor sees the core's return
  * address, not this module's); in its MPI_Finalize wrapper an MPI_Reduce of one double to
- * rank 0 and 16 bytes from rank 1 to rank 0; and, inside the application's MPI_Barrier, an
+ * rank 0, 16 bytes from rank 1 to rank 0, and one-sided traffic on a window of its own (an
+ * MPI_Put of one int to the next rank, an MPI_Get of two ints from the rank after it, an
+ * MPI_Fetch_and_op of one int on the previous rank); and, inside the application's MPI_Barrier, an
  * MPI_Send of 8 bytes to the next rank, a different routine than the one the application
  * entered. It prints "reporter: timed N calls" at finalize, so a test can see it ran. */
 
@@ -76,6 +78,18 @@ PNMPI_EXPORT int MPI_Finalize(void) {
     PMPI_Send(report, 16, MPI_CHAR, 0, 99, MPI_COMM_WORLD);
   else if (rank == 0)
     PMPI_Recv(report, 16, MPI_CHAR, 1, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  int size = 1, window[4] = {0}, one = 1, got[2], old;
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Win win;
+  PMPI_Win_create(window, sizeof window, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  PMPI_Win_fence(0, win);
+  PMPI_Put(&one, 1, MPI_INT, (rank + 1) % size, 0, 1, MPI_INT, win);
+  PMPI_Get(got, 2, MPI_INT, (rank + 2) % size, 2, 2, MPI_INT, win);
+  PMPI_Win_fence(0, win);
+  PMPI_Win_lock_all(0, win);
+  PMPI_Fetch_and_op(&one, &old, MPI_INT, (rank + size - 1) % size, 1, MPI_SUM, win);
+  PMPI_Win_unlock_all(win);
+  PMPI_Win_free(&win);
   fprintf(stderr, "reporter: timed %ld calls\n", g_calls);
   return PMPI_Finalize();
 }
