@@ -532,6 +532,8 @@ using namespace pnmpi::monitor;
 
 extern "C" {
 
+PNMPI_MODULE_ARGUMENTS(PNMPI_MONITOR_ARGUMENT_KEYS);
+
 PNMPI_EXPORT void PNMPI_RegistrationPoint(void) {
   const Lookup config = [](const char *name) { return PNMPI_Service_GetArgumentSelf(name); };
   const Lookup environment = [](const char *name) -> const char * { return std::getenv(name); };

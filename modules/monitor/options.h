@@ -31,6 +31,11 @@ struct Options {
   int gather_round_bytes = 2147483647;
 };
 
+/// Every argument key the monitor takes, as PNMPI_MODULE_ARGUMENTS declares them (monitor.cpp):
+/// an `argument` line with another key for the monitor is an error naming its line.
+#define PNMPI_MONITOR_ARGUMENT_KEYS                                                                \
+  "record output files histograms summary top max-sessions gather-round-bytes"
+
 /// Looks up a raw value by argument name (config) or by variable name (environment);
 /// returns nullptr when it is absent.
 using Lookup = std::function<const char *(const char *)>;

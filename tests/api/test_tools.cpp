@@ -333,6 +333,15 @@ TEST(Check, AnArgumentTheModuleDoesNotTakeIsAnError) {
   const RunResult ok = info({"--check", "-c", conf_file("module delay\nargument delay-us 0x10\n"),
                              "-L", PNMPI_MODULE_BUILD_DIR});
   EXPECT_EQ(ok.exit_code, 0) << describe(ok);
+  const RunResult monitor =
+      info({"--check", "-c", conf_file("module monitor\nargument ouptut /tmp/x\n"), "-L",
+            PNMPI_MODULE_BUILD_DIR});
+  EXPECT_EQ(monitor.exit_code, 1) << describe(monitor);
+  EXPECT_NE(monitor.err.find(":2: module 'monitor' takes no argument 'ouptut' (it takes record, "
+                             "output, files, histograms, summary, top, max-sessions, "
+                             "gather-round-bytes); check the spelling\n"),
+            std::string::npos)
+      << describe(monitor);
 }
 
 TEST(Check, AQuotedModulePathMayHoldBlanks) {

@@ -563,5 +563,20 @@ TEST(MonitorFormat, OnlyARegularFileIsReplacedAndNoLinkIsFollowed) {
   fs::remove_all(dir);
 }
 
+// The declared keys (PNMPI_MODULE_ARGUMENTS) are exactly those the parser reads: each one
+// with a value no rule accepts is refused by its name.
+TEST(MonitorOptions, DeclaredKeysAreTheParsedOnes) {
+  std::istringstream words(PNMPI_MONITOR_ARGUMENT_KEYS);
+  int count = 0;
+  for (std::string key; words >> key; ++count) {
+    Options o;
+    std::string error;
+    const Lookup config = [&](const char *name) { return key == name ? "" : nullptr; };
+    EXPECT_FALSE(parse_options(config, nullptr, o, error)) << key << " takes an empty value";
+    EXPECT_NE(error.find("'" + key + "'"), std::string::npos) << key << ": " << error;
+  }
+  EXPECT_EQ(count, 8);
+}
+
 } // namespace
 } // namespace pnmpi::monitor
