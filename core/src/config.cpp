@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -329,14 +330,33 @@ Config parse_config(std::string_view text, const std::string &path) {
   return config;
 }
 
+namespace {
+/// Far more than any real configuration (200,000 argument lines are about 5 MB).
+constexpr std::uint64_t kMaxConfigBytes = 64ull << 20;
+} // namespace
+
 Config load_config_file(const std::string &path) {
   check_trusted(path, shown(path));
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO must not block the open; it is refused below, as is a device.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     throw Error("cannot read configuration " + shown(path) + ": " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw Error("cannot read configuration " + shown(path) + ": it is not a regular file");
+  }
+  if (static_cast<std::uint64_t>(st.st_size) > kMaxConfigBytes) {
+    ::close(fd);
+    throw Error("cannot read configuration " + shown(path) + ": it has " +
+                std::to_string(st.st_size) + " bytes, more than the " +
+                std::to_string(kMaxConfigBytes >> 20) +
+                " MiB a configuration may have; is it the right file?");
+  }
   std::string text;
+  text.reserve(static_cast<std::size_t>(st.st_size));
   char buf[65536];
-  for (;;) {
+  while (text.size() <= kMaxConfigBytes) {
     const ssize_t n = ::read(fd, buf, sizeof buf);
     if (n < 0 && errno == EINTR)
       continue;
@@ -350,6 +370,9 @@ Config load_config_file(const std::string &path) {
     text.append(buf, static_cast<std::size_t>(n));
   }
   ::close(fd);
+  if (text.size() > kMaxConfigBytes)
+    throw Error("cannot read configuration " + shown(path) + ": it grew past " +
+                std::to_string(kMaxConfigBytes >> 20) + " MiB while it was read");
   return parse_config(text, path);
 }
 

@@ -387,5 +387,31 @@ TEST(BitSet, SetAndTestEveryBitOfSeveralWords) {
   EXPECT_EQ(words[2], uint64_t(1) << 63);
 }
 
+// A configuration is read only from a regular file of sane size: a FIFO never blocks, a
+// device or a huge file is refused before it is read.
+TEST(ConfigFile, OnlyARegularFileOfSaneSizeIsRead) {
+  const std::string dir = ::testing::TempDir() + "/pnmpi-config-file";
+  ::mkdir(dir.c_str(), 0700);
+  const std::string fifo = dir + "/fifo.conf", huge = dir + "/huge.conf";
+  ::unlink(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto error_of = [](const std::string &path) {
+    try {
+      load_config_file(path);
+    } catch (const Error &e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_EQ(error_of(fifo), "cannot read configuration " + fifo + ": it is not a regular file");
+  { std::ofstream out(huge); }
+  ASSERT_EQ(::truncate(huge.c_str(), (64ll << 20) + 1), 0); // sparse: no disk used
+  EXPECT_EQ(error_of(huge), "cannot read configuration " + huge +
+                                ": it has 67108865 bytes, more than the 64 MiB a configuration "
+                                "may have; is it the right file?");
+  ::unlink(fifo.c_str());
+  ::unlink(huge.c_str());
+}
+
 } // namespace
 } // namespace pnmpi
