@@ -11,13 +11,12 @@
 #include "bindings.h"
 
 #include <algorithm>
-#include <fstream>
-#include <iterator>
 #include <link.h>
 #include <mutex>
 #include <set>
 
 #include "error.h"
+#include "input_file.h"
 #include "link_stack.h"
 
 namespace pnmpi {
@@ -37,14 +36,6 @@ int collect_binding(dl_phdr_info *info, std::size_t, void *data) {
   if (info->dlpi_name != nullptr && is_language_binding(info->dlpi_name))
     static_cast<std::vector<LoadedObject> *>(data)->push_back({info->dlpi_name, info->dlpi_addr});
   return 0;
-}
-
-std::vector<unsigned char> read_whole_file(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw Error(path + ": cannot read this MPI language binding to redirect its calls into the "
-                       "chain");
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 } // namespace
@@ -93,7 +84,9 @@ redirect_language_bindings(const RoutineIndex &routines, const char *const *name
     if (!done.insert(object.base).second)
       continue;
     const ElfImage image =
-        read_elf_image(read_whole_file(object.path), object.path, routines, SiteNames::Mpi);
+        read_elf_image(read_input_file(object.path, 1ull << 30,
+                                       object.path + ": cannot read this MPI language binding"),
+                       object.path, routines, SiteNames::Mpi);
     bind_imports(object.base, image, targets);
     RedirectedBinding r{object.path, image.sites.size(), 0};
     for (const ElfImage::Site &site : image.sites)

@@ -16,6 +16,7 @@
 #include <unordered_map>
 
 #include "error.h"
+#include "input_file.h"
 #include "log.h"
 
 namespace pnmpi {
@@ -337,42 +338,9 @@ constexpr std::uint64_t kMaxConfigBytes = 64ull << 20;
 
 Config load_config_file(const std::string &path) {
   check_trusted(path, shown(path));
-  // O_NONBLOCK: a FIFO must not block the open; it is refused below, as is a device.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0)
-    throw Error("cannot read configuration " + shown(path) + ": " + std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    throw Error("cannot read configuration " + shown(path) + ": it is not a regular file");
-  }
-  if (static_cast<std::uint64_t>(st.st_size) > kMaxConfigBytes) {
-    ::close(fd);
-    throw Error("cannot read configuration " + shown(path) + ": it has " +
-                std::to_string(st.st_size) + " bytes, more than the " +
-                std::to_string(kMaxConfigBytes >> 20) +
-                " MiB a configuration may have; is it the right file?");
-  }
-  std::string text;
-  text.reserve(static_cast<std::size_t>(st.st_size));
-  char buf[65536];
-  while (text.size() <= kMaxConfigBytes) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0) {
-      const int err = errno;
-      ::close(fd);
-      throw Error("cannot read configuration " + shown(path) + ": " + std::strerror(err));
-    }
-    if (n == 0)
-      break;
-    text.append(buf, static_cast<std::size_t>(n));
-  }
-  ::close(fd);
-  if (text.size() > kMaxConfigBytes)
-    throw Error("cannot read configuration " + shown(path) + ": it grew past " +
-                std::to_string(kMaxConfigBytes >> 20) + " MiB while it was read");
+  const std::vector<unsigned char> bytes =
+      read_input_file(path, kMaxConfigBytes, "cannot read configuration " + shown(path));
+  const std::string text(bytes.begin(), bytes.end());
   return parse_config(text, path);
 }
 

@@ -18,6 +18,7 @@
 
 #include "elf_slide.h"
 #include "error.h"
+#include "input_file.h"
 #include "log.h"
 
 #ifndef PNMPI_MPI_SONAME
@@ -175,16 +176,18 @@ std::string resolve_module(const ModuleSpec &module, const Config &config,
               "; add the directory that holds it to PNMPI_LIB_PATH");
 }
 
+namespace {
+/// Far more than any PMPI tool (the largest shared objects of a system are a few hundred MB).
+constexpr std::uint64_t kMaxModuleBytes = 1ull << 30;
+} // namespace
+
 std::unique_ptr<ModuleFile> read_module_file(const std::string &path, const ModuleSpec &module,
                                              const Config &config, const RoutineIndex &routines) {
   const std::string context = module_context(module, config) + " (" + shown(path) + ")";
   check_trusted(path, context);
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw Error(context + ": cannot read it: " + std::strerror(errno));
   auto file = std::make_unique<ModuleFile>();
   file->path = path;
-  file->bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  file->bytes = read_input_file(path, kMaxModuleBytes, context + ": cannot read it");
   file->image = read_elf_image(file->bytes, context, routines);
   const ElfImage &image = file->image;
   if (image.pmpi_defined.size() >= kMpiLibraryPmpiDefinitions) {

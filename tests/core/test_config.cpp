@@ -407,8 +407,8 @@ TEST(ConfigFile, OnlyARegularFileOfSaneSizeIsRead) {
   { std::ofstream out(huge); }
   ASSERT_EQ(::truncate(huge.c_str(), (64ll << 20) + 1), 0); // sparse: no disk used
   EXPECT_EQ(error_of(huge), "cannot read configuration " + huge +
-                                ": it has 67108865 bytes, more than the 64 MiB a configuration "
-                                "may have; is it the right file?");
+                                ": it has 67108865 bytes, more than the 64 MiB such a file may "
+                                "have; is it the right file?");
   ::unlink(fifo.c_str());
   ::unlink(huge.c_str());
 }
