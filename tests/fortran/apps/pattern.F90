@@ -1,24 +1,45 @@
 ! SPDX-License-Identifier: BSD-3-Clause
 ! Copyright (c) 2026 the pnmpi authors
 !
-! The Fortran pattern, for `include 'mpif.h'` (built with -DPNMPI_MPIF_H) and `use mpi`:
-! point-to-point (blocking, nonblocking, persistent, from MPI_BOTTOM), Waitany/Testany/
-! Waitsome, collectives with MPI_IN_PLACE, one-sided, Comm_split, string routines and
-! MPI_Pcontrol, on 2 ranks. It checks its own results and prints `F ...` lines with what
-! Fortran saw (1-based indices), which the tests compare with what the modules saw in C.
+! The Fortran pattern, one source for the three interfaces: `include 'mpif.h'` (built with
+! -DPNMPI_MPIF_H), `use mpi`, and `use mpi_f08` (-DPNMPI_F08: handles are derived types,
+! nonblocking buffers are ASYNCHRONOUS). Point-to-point (blocking, nonblocking, persistent,
+! from MPI_BOTTOM), Waitany/Testany/Waitsome, collectives with MPI_IN_PLACE, one-sided,
+! Comm_split, string routines and MPI_Pcontrol, on 2 ranks. It checks its own results and
+! prints `F ...` lines with what Fortran saw (1-based indices), which the tests compare with
+! what the modules saw in C.
+#ifdef PNMPI_F08
+#define ASYNC asynchronous
+#define COMM_T type(MPI_Comm)
+#define WIN_T type(MPI_Win)
+#define DATATYPE_T type(MPI_Datatype)
+#define REQUEST_T type(MPI_Request)
+#else
+#define ASYNC volatile
+#define COMM_T integer
+#define WIN_T integer
+#define DATATYPE_T integer
+#define REQUEST_T integer
+#endif
 program pattern
-#ifdef PNMPI_MPIF_H
+#if defined(PNMPI_MPIF_H)
   implicit none
   include 'mpif.h'
+#elif defined(PNMPI_F08)
+  use mpi_f08
+  implicit none
 #else
   use mpi
   implicit none
 #endif
-  integer :: ierr, rank, nprocs, peer, i, k, idx, outcount, sum, newcomm, win, dtype, namelen
+  integer :: ierr, rank, nprocs, peer, i, k, idx, outcount, sum, namelen
+  COMM_T :: newcomm
+  WIN_T :: win
+  DATATYPE_T :: dtype
   integer :: ibuf(4), rbuf(4), all(2), seen(2), indices(2)
   ! Buffers of nonblocking and persistent calls change behind the compiler's back.
-  integer, volatile :: pbuf(2), prbuf(2), one, got
-  integer :: reqs(2), preqs(2)
+  integer, ASYNC :: pbuf(2), prbuf(2), one, got
+  REQUEST_T :: reqs(2), preqs(2)
   ! The window lives in a common block: a remote put changes it, and every external call
   ! (MPI_Win_fence) may change a common block as far as the compiler knows.
   integer :: winbuf(2)
@@ -27,7 +48,7 @@ program pattern
   integer :: blocklen(1)
   integer(kind=MPI_ADDRESS_KIND) :: displs(1)
   double precision :: dbuf(8)
-  double precision, volatile :: drbuf(8)
+  double precision, ASYNC :: drbuf(8)
   logical :: flag
   character(len=MPI_MAX_PROCESSOR_NAME) :: host
   character(len=MPI_MAX_OBJECT_NAME) :: cname
@@ -68,8 +89,10 @@ program pattern
   call MPI_Request_free(preqs(1), ierr)
   call MPI_Request_free(preqs(2), ierr)
 
-  ! Waitany: Fortran indices are 1-based.
   one = rank
+#ifndef PNMPI_F08
+  ! Waitany: Fortran indices are 1-based. (Not with mpi_f08: MPICH 4.0.2's returns wrong
+  ! indices and leaves requests incomplete, without pnmpi too.)
   call MPI_Irecv(got, 1, MPI_INTEGER, peer, 13, MPI_COMM_WORLD, reqs(1), ierr)
   call MPI_Isend(one, 1, MPI_INTEGER, peer, 13, MPI_COMM_WORLD, reqs(2), ierr)
   seen = 0
@@ -80,6 +103,7 @@ program pattern
     seen(idx) = 1
   end do
   if (sum_of(seen) /= 2 .or. got /= peer) call fail('waitany')
+#endif
 
   ! Testany until both are done.
   call MPI_Irecv(got, 1, MPI_INTEGER, peer, 15, MPI_COMM_WORLD, reqs(1), ierr)
@@ -162,10 +186,12 @@ program pattern
 
 contains
 
+#ifndef PNMPI_F08
   integer function sum_of(v)
     integer, intent(in) :: v(:)
     sum_of = v(1) + v(2)
   end function
+#endif
 
   subroutine fail(what)
     character(len=*), intent(in) :: what
