@@ -255,13 +255,19 @@ INSTANTIATE_TEST_SUITE_P(Interfaces, FortranProgram,
                            return std::string(info.param.name);
                          });
 
+// gfortran's other manglings, and MPI started with MPI_INIT_THREAD (preloaded and linked).
 TEST(Fortran, EveryManglingEntersTheChain) {
-  for (const char *name : {"fortran_nounderscore", "fortran_underscore2"}) {
-    const RunResult r = run_program(Program{name, false, false}, "module calls\n");
+  for (const Program p :
+       {Program{"fortran_nounderscore", false, false}, Program{"fortran_underscore2", false, false},
+        Program{"fortran_init_thread", false, false},
+        Program{"fortran_init_thread_linked", false, true}}) {
+    const std::string name = p.name;
+    const RunResult r = run_program(p, "module calls\n");
     ASSERT_EQ(r.exit_code, 0) << name << "\n" << describe(r);
     ASSERT_EQ(r.rank_err.size(), 2u) << describe(r);
+    const bool init_thread = name.find("init_thread") != std::string::npos;
     for (int rank = 0; rank < 2; ++rank) {
-      std::vector<std::string> e = {"C MPI_Init",
+      std::vector<std::string> e = {init_thread ? "C MPI_Init_thread" : "C MPI_Init",
                                     "C MPI_Comm_rank comm=world rank=" + std::to_string(rank),
                                     "C MPI_Comm_size comm=world size=2"};
       e.push_back(rank == 0

@@ -2,7 +2,8 @@
 ! Copyright (c) 2026 the pnmpi authors
 !
 ! A ring exchange in mpif.h style, for the external-name manglings other than gfortran's
-! default (built with -fno-underscoring: mpi_send; -fsecond-underscore: mpi_send__). It
+! default (built with -fno-underscoring: mpi_send; -fsecond-underscore: mpi_send__), and
+! for MPI_INIT_THREAD (-DPNMPI_INIT_THREAD), preloaded and linked with -lpnmpi. It
 ! uses no sentinel (MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE): those are common blocks,
 ! whose names the same flags change, so the MPI would not recognise them, without pnmpi too.
 program mangling
@@ -10,8 +11,14 @@ program mangling
   include 'mpif.h'
   integer :: ierr, rank, nprocs, token, total
   integer :: status(MPI_STATUS_SIZE)
+#ifdef PNMPI_INIT_THREAD
+  integer :: provided
+
+  call MPI_Init_thread(MPI_THREAD_FUNNELED, provided, ierr)
+#else
 
   call MPI_Init(ierr)
+#endif
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)
   token = rank
