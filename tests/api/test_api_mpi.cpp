@@ -157,6 +157,33 @@ TEST(Stacks, AStackStartedTwiceStopsTheJob) {
       << r.err;
 }
 
+TEST(Stacks, ABadHandleStopsTheJobForPcontrolAsForEveryRoutine) {
+  // Pcontrol used to be delivered to nobody, returning MPI_SUCCESS, where every other
+  // routine stopped the job.
+  const struct {
+    const char *call, *message;
+  } cases[] = {
+      {"pcontrol", "pnmpi: XMPI_Pcontrol_NewStack: there is no stack with handle 99"},
+      {"send", "pnmpi: XMPI_Send_NewStack: there is no stack with handle 99"},
+  };
+  for (const auto &c : cases) {
+    MpiJob job;
+    job.program = {app("api_app")};
+    job.env["PNMPI_LIB_PATH"] = kModules;
+    job.env["PNMPI_CONF"] =
+        write_temp_file(std::string("api.Stacks.BadHandle.") + c.call + ".conf",
+                        std::string("module api_bad_stack\nargument call ") + c.call + "\n");
+    job.timeout_s = 60;
+    const RunResult r = run_mpi(job);
+    EXPECT_FALSE(r.timed_out) << c.call << "\n" << describe(r);
+    EXPECT_NE(r.exit_code, 0) << c.call << "\n" << describe(r);
+    ASSERT_EQ(r.rank_err.size(), 2u) << c.call;
+    for (const std::string &err : r.rank_err)
+      EXPECT_EQ(count(err, c.message), 1u) << c.call << "\n" << err;
+    EXPECT_EQ(r.out.find("barrier-world:"), std::string::npos) << c.call << "\n" << r.out;
+  }
+}
+
 const std::string kPcontrolTrio = "module api_probe\nargument tag a\n"
                                   "module api_probe_nopcontrol\nargument tag b\n"
                                   "module api_probe\nargument tag c\n";
