@@ -259,7 +259,21 @@ ElfImage read_elf_image(const std::vector<unsigned char> &bytes, const std::stri
       r.fail("corrupt ELF file: a DT_NEEDED name lies outside the string table");
     image.needed.emplace_back(strings + offset);
   }
-  const std::uint64_t nsyms = symbol_count(r, hash, gnu_hash);
+  // The hash tables count the symbols a lookup can find, and those before the first of them;
+  // with none to find (a module that exports nothing), GNU ld's DT_GNU_HASH counts only the
+  // null symbol. The undefined symbols the relocations name are in the table too.
+  std::uint64_t nsyms = symbol_count(r, hash, gnu_hash);
+  auto count_named = [&](std::uint64_t vaddr, std::uint64_t size, const char *item) {
+    if (vaddr == 0 || size == 0)
+      return;
+    const std::uint64_t n = size / sizeof(ElfW(Rela));
+    const auto *rel = r.at<ElfW(Rela)>(r.offset_of(vaddr, size, item), n);
+    for (std::uint64_t i = 0; i < n; ++i)
+      nsyms = std::max<std::uint64_t>(nsyms, ELF64_R_SYM(rel[i].r_info) + 1);
+  };
+  count_named(rela, relasz, "DT_RELA");
+  if (pltrel == DT_RELA)
+    count_named(jmprel, pltrelsz, "DT_JMPREL");
   const auto *syms =
       r.at<ElfW(Sym)>(r.offset_of(symtab, nsyms * sizeof(ElfW(Sym)), "DT_SYMTAB"), nsyms);
   auto name_of = [&](const ElfW(Sym) & s) -> std::string_view {
