@@ -178,6 +178,9 @@ ElfImage read_elf_image(const std::vector<unsigned char> &bytes, const std::stri
   const ElfW(Phdr) *dynamic = nullptr;
   for (unsigned i = 0; i < eh->e_phnum; ++i) {
     const ElfW(Phdr) &ph = phdrs[i];
+    if ((ph.p_type == PT_LOAD || ph.p_type == PT_GNU_RELRO) &&
+        ph.p_memsz > ~ElfW(Addr){0} - ph.p_vaddr)
+      r.fail("corrupt ELF file: a segment runs past the end of the address space");
     if (ph.p_type == PT_LOAD) {
       if (ph.p_filesz > ph.p_memsz)
         r.fail("corrupt ELF file: a segment's file size exceeds its memory size");
@@ -364,12 +367,14 @@ ElfImage read_elf_image(const std::vector<unsigned char> &bytes, const std::stri
     r.fail("uses REL PLT relocations, which pnmpi does not bind on this architecture");
   scan(jmprel, pltrelsz, "DT_JMPREL");
 
-  // Every site must be a word inside a writable place of the loaded image.
+  // Every site must be a word inside a writable place of the loaded image. Differences only:
+  // a sum of two file values can wrap around.
   for (const ElfImage::Site &site : image.sites) {
     bool inside = false;
     for (const ElfW(Phdr) * ph : r.m_loads)
       inside |= (ph->p_flags & PF_W) && site.offset >= ph->p_vaddr &&
-                site.offset + sizeof(void *) <= ph->p_vaddr + ph->p_memsz;
+                ph->p_memsz >= sizeof(void *) &&
+                site.offset - ph->p_vaddr <= ph->p_memsz - sizeof(void *);
     if (!inside)
       r.fail("corrupt ELF file: a relocation targets memory outside the writable segments");
   }

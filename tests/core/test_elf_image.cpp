@@ -207,5 +207,33 @@ TEST(ElfImage, RefusesACallSiteItCannotBind) {
                                  "with -fPIC");
 }
 
+TEST(ElfImage, RefusesACallSiteWhoseEndWrapsAround) {
+  // offset + 8 wraps to 4, which once passed for "inside a writable segment": the core would
+  // have written the next layer's address 4 bytes below the module.
+  std::vector<unsigned char> bytes = read_file(kDelay);
+  ElfW(Rela) *rel = relocation_against(bytes, "XMPI_Send");
+  ASSERT_NE(rel, nullptr);
+  rel->r_offset = ~ElfW(Addr){0} - 3;
+  EXPECT_EQ(error_of(bytes),
+            "f.so: corrupt ELF file: a relocation targets memory outside the writable segments");
+}
+
+TEST(ElfImage, RefusesASegmentThatWrapsAround) {
+  for (const ElfW(Word) type : {ElfW(Word){PT_LOAD}, ElfW(Word){PT_GNU_RELRO}}) {
+    std::vector<unsigned char> bytes = read_file(kDelay);
+    auto *eh = reinterpret_cast<ElfW(Ehdr) *>(bytes.data());
+    auto *ph = reinterpret_cast<ElfW(Phdr) *>(bytes.data() + eh->e_phoff);
+    ElfW(Phdr) *last = nullptr;
+    for (int i = 0; i < eh->e_phnum; ++i)
+      if (ph[i].p_type == type)
+        last = &ph[i];
+    ASSERT_NE(last, nullptr) << type;
+    last->p_memsz = ~ElfW(Addr){0} - last->p_vaddr + 1;
+    EXPECT_EQ(error_of(bytes),
+              "f.so: corrupt ELF file: a segment runs past the end of the address space")
+        << type;
+  }
+}
+
 } // namespace
 } // namespace pnmpi
