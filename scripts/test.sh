@@ -3,8 +3,9 @@
 # Copyright (c) 2026 the pnmpi authors
 #
 # Builds pnmpi for Open MPI and for MPICH and runs every test: formatting, the unit and
-# MPI tests of both builds, the unit tests again under AddressSanitizer and UBSan, and a
-# bounded fuzzing run of the patcher's ELF reader. Installs missing Debian packages first.
+# MPI tests of both builds, the unit tests again under AddressSanitizer and UBSan, and
+# bounded fuzzing runs of the patcher's and the core's ELF readers. Installs missing Debian
+# packages first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
@@ -76,6 +77,16 @@ ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 UBSAN_OPTIONS=halt_on_error
 if [ -f tests/patcher/run_fuzz.sh ]; then
   echo "== bounded fuzzing of the patcher's ELF reader"
   if bash tests/patcher/run_fuzz.sh build-fuzz 60; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    status=1
+  fi
+fi
+
+if [ -f tests/core/run_fuzz.sh ]; then
+  echo "== bounded fuzzing of the core's ELF reader"
+  if bash tests/core/run_fuzz.sh build-fuzz 30; then
     passed=$((passed + 1))
   else
     failed=$((failed + 1))

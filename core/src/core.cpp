@@ -402,8 +402,10 @@ pnmpi_fn_any pnmpi_stack_head(int stack, unsigned id) {
 int pnmpi_pcontrol_deliver(int stack, int level, const pnmpi_pcontrol_arg *arg) {
   using Pcontrol = int (*)(const int, ...);
   const Core &core = Core::instance();
+  // A bad handle is the module's bug, as for every other XMPI_X_NewStack (pnmpi_stack_head):
+  // delivering to nobody would hide it.
   if (stack < 0 || stack >= static_cast<int>(core.pcontrol_receivers().size()))
-    return 0;
+    pnmpi::fatal("XMPI_Pcontrol_NewStack: there is no stack with handle " + std::to_string(stack));
   // Every receiver gets the call even when one fails (one tool's error must not silence
   // another); the first error is what the application sees. 0 is MPI_SUCCESS.
   int first_error = 0;

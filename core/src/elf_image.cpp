@@ -178,6 +178,9 @@ ElfImage read_elf_image(const std::vector<unsigned char> &bytes, const std::stri
   const ElfW(Phdr) *dynamic = nullptr;
   for (unsigned i = 0; i < eh->e_phnum; ++i) {
     const ElfW(Phdr) &ph = phdrs[i];
+    if ((ph.p_type == PT_LOAD || ph.p_type == PT_GNU_RELRO) &&
+        ph.p_memsz > ~ElfW(Addr){0} - ph.p_vaddr)
+      r.fail("corrupt ELF file: a segment runs past the end of the address space");
     if (ph.p_type == PT_LOAD) {
       if (ph.p_filesz > ph.p_memsz)
         r.fail("corrupt ELF file: a segment's file size exceeds its memory size");
@@ -259,7 +262,21 @@ ElfImage read_elf_image(const std::vector<unsigned char> &bytes, const std::stri
       r.fail("corrupt ELF file: a DT_NEEDED name lies outside the string table");
     image.needed.emplace_back(strings + offset);
   }
-  const std::uint64_t nsyms = symbol_count(r, hash, gnu_hash);
+  // The hash tables count the symbols a lookup can find, and those before the first of them;
+  // with none to find (a module that exports nothing), GNU ld's DT_GNU_HASH counts only the
+  // null symbol. The undefined symbols the relocations name are in the table too.
+  std::uint64_t nsyms = symbol_count(r, hash, gnu_hash);
+  auto count_named = [&](std::uint64_t vaddr, std::uint64_t size, const char *item) {
+    if (vaddr == 0 || size == 0)
+      return;
+    const std::uint64_t n = size / sizeof(ElfW(Rela));
+    const auto *rel = r.at<ElfW(Rela)>(r.offset_of(vaddr, size, item), n);
+    for (std::uint64_t i = 0; i < n; ++i)
+      nsyms = std::max<std::uint64_t>(nsyms, ELF64_R_SYM(rel[i].r_info) + 1);
+  };
+  count_named(rela, relasz, "DT_RELA");
+  if (pltrel == DT_RELA)
+    count_named(jmprel, pltrelsz, "DT_JMPREL");
   const auto *syms =
       r.at<ElfW(Sym)>(r.offset_of(symtab, nsyms * sizeof(ElfW(Sym)), "DT_SYMTAB"), nsyms);
   auto name_of = [&](const ElfW(Sym) & s) -> std::string_view {
@@ -350,12 +367,14 @@ ElfImage read_elf_image(const std::vector<unsigned char> &bytes, const std::stri
     r.fail("uses REL PLT relocations, which pnmpi does not bind on this architecture");
   scan(jmprel, pltrelsz, "DT_JMPREL");
 
-  // Every site must be a word inside a writable place of the loaded image.
+  // Every site must be a word inside a writable place of the loaded image. Differences only:
+  // a sum of two file values can wrap around.
   for (const ElfImage::Site &site : image.sites) {
     bool inside = false;
     for (const ElfW(Phdr) * ph : r.m_loads)
       inside |= (ph->p_flags & PF_W) && site.offset >= ph->p_vaddr &&
-                site.offset + sizeof(void *) <= ph->p_vaddr + ph->p_memsz;
+                ph->p_memsz >= sizeof(void *) &&
+                site.offset - ph->p_vaddr <= ph->p_memsz - sizeof(void *);
     if (!inside)
       r.fail("corrupt ELF file: a relocation targets memory outside the writable segments");
   }

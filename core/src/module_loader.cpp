@@ -225,17 +225,23 @@ CopyDirectory::~CopyDirectory() {
     ::rmdir(m_path.c_str());
 }
 
-const std::string &CopyDirectory::path(const std::string &context) {
-  if (!m_path.empty())
-    return m_path;
+std::vector<std::string> copy_directory_bases() {
   std::vector<std::string> bases;
   struct stat st;
   if (::stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) && ::access("/dev/shm", W_OK) == 0)
     bases.emplace_back("/dev/shm");
   const char *tmp = std::getenv("TMPDIR");
   bases.emplace_back(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp");
+  return bases;
+}
+
+const std::string &CopyDirectory::path(const std::string &context) {
+  if (!m_path.empty())
+    return m_path;
+  if (m_bases.empty())
+    m_bases = copy_directory_bases();
   std::string tried;
-  for (const std::string &base : bases) {
+  for (const std::string &base : m_bases) {
     std::string templ = base + "/pnmpi-XXXXXX";
     if (::mkdtemp(templ.data()) != nullptr) {
       m_path = templ;

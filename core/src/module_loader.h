@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "config.h"
@@ -51,18 +52,25 @@ std::unique_ptr<ModuleFile> read_module_file(const std::string &path, const Modu
 class CopyDirectory {
 public:
   CopyDirectory() = default;
+  /// Tries `bases` in order instead of copy_directory_bases() (for tests).
+  explicit CopyDirectory(std::vector<std::string> bases) : m_bases(std::move(bases)) {}
   ~CopyDirectory();
   CopyDirectory(const CopyDirectory &) = delete;
   CopyDirectory &operator=(const CopyDirectory &) = delete;
-  /// The directory, made on first use in /dev/shm (memory), else $TMPDIR, else /tmp.
+  /// The directory, made on first use in the first of the bases where one can be made.
   const std::string &path(const std::string &context);
   /// Storage for building one copy's bytes, reused from copy to copy.
   std::vector<unsigned char> &buffer() { return m_buffer; }
 
 private:
+  std::vector<std::string> m_bases;
   std::string m_path;
   std::vector<unsigned char> m_buffer;
 };
+
+/// Where copies for more layers go: /dev/shm (memory) if it is a writable directory, then
+/// $TMPDIR, else /tmp.
+std::vector<std::string> copy_directory_bases();
 
 /// Loads one more independent copy of `file` as layer `layer`: the first straight from its
 /// path, later ones from copies in `copies`, so that each layer has its own globals.

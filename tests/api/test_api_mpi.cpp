@@ -157,6 +157,43 @@ TEST(Stacks, AStackStartedTwiceStopsTheJob) {
       << r.err;
 }
 
+TEST(Stacks, ABadHandleStopsTheJobForPcontrolAsForEveryRoutine) {
+  // Pcontrol used to be delivered to nobody, returning MPI_SUCCESS, where every other
+  // routine stopped the job. Each rank in turn makes the bad call while the other waits in
+  // MPI: the failing rank prints the error once, and the job ends promptly.
+  const struct {
+    const char *call, *message;
+  } cases[] = {
+      {"pcontrol", "pnmpi: XMPI_Pcontrol_NewStack: there is no stack with handle 99"},
+      {"send", "pnmpi: XMPI_Send_NewStack: there is no stack with handle 99"},
+  };
+  for (const auto &c : cases)
+    for (int failing = 0; failing < 2; ++failing) {
+      const std::string what = std::string(c.call) + " on rank " + std::to_string(failing);
+      MpiJob job;
+      job.program = {app("api_app")};
+      job.env["PNMPI_LIB_PATH"] = kModules;
+      job.env["PNMPI_CONF"] = write_temp_file(
+          "api.Stacks.BadHandle." + std::string(c.call) + std::to_string(failing) + ".conf",
+          "module api_bad_stack\nargument call " + std::string(c.call) + "\nargument rank " +
+              std::to_string(failing) + "\n");
+      job.timeout_s = 60;
+      const auto start = std::chrono::steady_clock::now();
+      const RunResult r = run_mpi(job);
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      EXPECT_FALSE(r.timed_out) << what << "\n" << describe(r);
+      EXPECT_NE(r.exit_code, 0) << what << "\n" << describe(r);
+      EXPECT_LT(seconds, 30.0) << what << "\n" << describe(r);
+      ASSERT_EQ(r.rank_err.size(), 2u) << what;
+      EXPECT_EQ(count(r.rank_err[failing], c.message), 1u) << what << "\n" << r.rank_err[failing];
+      EXPECT_EQ(lines_with(r.rank_err[1 - failing], "pnmpi: ").size(), 0u)
+          << what << "\n"
+          << r.rank_err[1 - failing];
+      EXPECT_EQ(r.out.find("barrier-world:"), std::string::npos) << what << "\n" << r.out;
+    }
+}
+
 const std::string kPcontrolTrio = "module api_probe\nargument tag a\n"
                                   "module api_probe_nopcontrol\nargument tag b\n"
                                   "module api_probe\nargument tag c\n";

@@ -438,6 +438,39 @@ TEST(Run, Errors) {
   EXPECT_EQ(option.err, "pnmpi-run: unknown option '-x'\nTry 'pnmpi-run --help'.\n");
 }
 
+TEST(Run, ALibpnmpiThatIsNotBesideItIsAnError) {
+  // A copy of pnmpi-run in a bin/ directory with no lib/ beside it, as when it is copied out
+  // of its install.
+  const std::string root = std::string(PNMPI_TEST_SCRATCH_DIR) + "/moved-install";
+  ::mkdir(PNMPI_TEST_SCRATCH_DIR, 0755);
+  ::mkdir(root.c_str(), 0755);
+  ::mkdir((root + "/bin").c_str(), 0755);
+  const std::string moved = root + "/bin/pnmpi-run";
+  {
+    std::ifstream in(PNMPI_API_RUN, std::ios::binary);
+    std::ofstream out(moved, std::ios::binary | std::ios::trunc);
+    out << in.rdbuf();
+  }
+  ASSERT_EQ(::chmod(moved.c_str(), 0755), 0);
+  const RunResult r = run({moved, "/bin/true"}, {}, 60);
+  std::string tried = root + "/bin/" + PNMPI_API_BINDIR_TO_LIBDIR + "/" + PNMPI_API_LIBPNMPI_SONAME;
+  if (std::string(PNMPI_API_BINDIR_TO_LIBDIR) != "../lib")
+    tried += " or " + root + "/bin/../lib/" + PNMPI_API_LIBPNMPI_SONAME;
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_EQ(r.err, "pnmpi-run: cannot find libpnmpi at " + tried +
+                       "; pnmpi-run must stay in the bin/ directory of its pnmpi install\n");
+  EXPECT_EQ(r.out, "") << "the program must not run";
+  // With a lib/ beside it, the same copy finds the library there.
+  ::mkdir((root + "/lib").c_str(), 0755);
+  const std::string lib = root + "/lib/" + PNMPI_API_LIBPNMPI_SONAME;
+  ::unlink(lib.c_str());
+  ASSERT_EQ(::symlink(PNMPI_API_LIBPNMPI, lib.c_str()), 0);
+  const RunResult found = run({moved, "/usr/bin/env"}, {{"LD_PRELOAD", ""}}, 60);
+  EXPECT_EQ(found.exit_code, 0) << describe(found);
+  EXPECT_FALSE(lines_with(found.out, "LD_PRELOAD=" + lib).empty()) << found.out;
+  ::unlink(lib.c_str());
+}
+
 TEST(Run, EmptyOptionValuesAreUsageErrors) {
   const std::pair<std::vector<std::string>, std::string> cases[] = {
       {{"-L", "", "/bin/true"}, "option -L needs a directory, not an empty string"},

@@ -125,5 +125,115 @@ TEST(ElfImage, EveryByteFlipOfTheHeadersIsHandled) {
   }
 }
 
+TEST(ElfImage, RefusesAModuleForAnotherArchitecture) {
+  std::vector<unsigned char> bytes = read_file(kDelay);
+  ASSERT_GT(bytes.size(), sizeof(ElfW(Ehdr)));
+  EXPECT_EQ(error_of(bytes), "(no error)");
+  auto *eh = reinterpret_cast<ElfW(Ehdr) *>(bytes.data());
+  eh->e_machine = eh->e_machine == EM_AARCH64 ? EM_X86_64 : EM_AARCH64;
+  EXPECT_EQ(error_of(bytes), "f.so: built for another architecture than this process");
+}
+
+/// The first relocation of `bytes` (DT_RELA, then DT_JMPREL) against the symbol `name`.
+ElfW(Rela) * relocation_against(std::vector<unsigned char> &bytes, const std::string &name) {
+  auto *eh = reinterpret_cast<ElfW(Ehdr) *>(bytes.data());
+  auto *ph = reinterpret_cast<ElfW(Phdr) *>(bytes.data() + eh->e_phoff);
+  auto offset_of = [&](std::uint64_t vaddr) -> std::uint64_t {
+    for (int i = 0; i < eh->e_phnum; ++i)
+      if (ph[i].p_type == PT_LOAD && vaddr >= ph[i].p_vaddr &&
+          vaddr < ph[i].p_vaddr + ph[i].p_filesz)
+        return ph[i].p_offset + (vaddr - ph[i].p_vaddr);
+    return 0;
+  };
+  const ElfW(Dyn) *dyn = nullptr;
+  for (int i = 0; i < eh->e_phnum; ++i)
+    if (ph[i].p_type == PT_DYNAMIC)
+      dyn = reinterpret_cast<const ElfW(Dyn) *>(bytes.data() + ph[i].p_offset);
+  if (dyn == nullptr)
+    return nullptr;
+  std::uint64_t symtab = 0, strtab = 0, tables[2][2] = {};
+  for (; dyn->d_tag != DT_NULL; ++dyn) {
+    const std::uint64_t v = dyn->d_un.d_val;
+    switch (dyn->d_tag) {
+    case DT_SYMTAB:
+      symtab = v;
+      break;
+    case DT_STRTAB:
+      strtab = v;
+      break;
+    case DT_RELA:
+      tables[0][0] = v;
+      break;
+    case DT_RELASZ:
+      tables[0][1] = v;
+      break;
+    case DT_JMPREL:
+      tables[1][0] = v;
+      break;
+    case DT_PLTRELSZ:
+      tables[1][1] = v;
+      break;
+    default:
+      break;
+    }
+  }
+  const auto *syms = reinterpret_cast<const ElfW(Sym) *>(bytes.data() + offset_of(symtab));
+  const char *strings = reinterpret_cast<const char *>(bytes.data() + offset_of(strtab));
+  for (const auto &table : tables) {
+    if (table[0] == 0)
+      continue;
+    auto *rel = reinterpret_cast<ElfW(Rela) *>(bytes.data() + offset_of(table[0]));
+    for (std::uint64_t i = 0; i < table[1] / sizeof(ElfW(Rela)); ++i)
+      if (ELF64_R_SYM(rel[i].r_info) != 0 &&
+          name == strings + syms[ELF64_R_SYM(rel[i].r_info)].st_name)
+        return &rel[i];
+  }
+  return nullptr;
+}
+
+TEST(ElfImage, RefusesACallSiteItCannotBind) {
+  // The same module with its relocation against XMPI_Send of a kind that non-PIC code makes.
+#if defined(__x86_64__)
+  constexpr std::uint32_t kUnbindable = R_X86_64_PC32;
+#else
+  constexpr std::uint32_t kUnbindable = R_AARCH64_PREL32;
+#endif
+  std::vector<unsigned char> bytes = read_file(kDelay);
+  ElfW(Rela) *rel = relocation_against(bytes, "XMPI_Send");
+  ASSERT_NE(rel, nullptr) << "delay calls the next layer's MPI_Send";
+  rel->r_info = ELF64_R_INFO(ELF64_R_SYM(rel->r_info), kUnbindable);
+  EXPECT_EQ(error_of(bytes), "f.so: relocation type " + std::to_string(kUnbindable) +
+                                 " against XMPI_Send cannot be bound by pnmpi; rebuild the tool "
+                                 "with -fPIC");
+}
+
+TEST(ElfImage, RefusesACallSiteWhoseEndWrapsAround) {
+  // offset + 8 wraps to 4, which once passed for "inside a writable segment": the core would
+  // have written the next layer's address 4 bytes below the module.
+  std::vector<unsigned char> bytes = read_file(kDelay);
+  ElfW(Rela) *rel = relocation_against(bytes, "XMPI_Send");
+  ASSERT_NE(rel, nullptr);
+  rel->r_offset = ~ElfW(Addr){0} - 3;
+  EXPECT_EQ(error_of(bytes),
+            "f.so: corrupt ELF file: a relocation targets memory outside the writable segments");
+}
+
+TEST(ElfImage, RefusesASegmentThatWrapsAround) {
+  for (const ElfW(Word) type : {ElfW(Word){PT_LOAD}, ElfW(Word){PT_GNU_RELRO}}) {
+    std::vector<unsigned char> bytes = read_file(kDelay);
+    auto *eh = reinterpret_cast<ElfW(Ehdr) *>(bytes.data());
+    auto *ph = reinterpret_cast<ElfW(Phdr) *>(bytes.data() + eh->e_phoff);
+    ElfW(Phdr) *last = nullptr;
+    for (int i = 0; i < eh->e_phnum; ++i)
+      if (ph[i].p_type == type)
+        last = &ph[i];
+    ASSERT_NE(last, nullptr) << type;
+    last->p_memsz = ~ElfW(Addr){0} - last->p_vaddr + 1;
+    EXPECT_EQ(error_of(bytes),
+              "f.so: corrupt ELF file: a segment runs past the end of the address space")
+        << type;
+  }
+}
+
 } // namespace
 } // namespace pnmpi

@@ -3,13 +3,21 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
+#include <grp.h>
+#include <iterator>
 #include <regex>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "error.h"
 #include "module_loader.h"
+#include "pnmpi_routine_ids.h"
 
 namespace pnmpi {
 namespace {
@@ -158,6 +166,154 @@ TEST_F(Resolve, AModuleInAnOpenDirectoryIsRefused) {
                                          open + "', or set PNMPI_ALLOW_UNSAFE=1 to accept it");
   }
   ::chmod(open.c_str(), 0755);
+}
+
+/// The message of the Error `body` throws, or "(no error)".
+std::string error_of(const std::function<void()> &body) {
+  try {
+    body();
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+/// Runs `body` in a child process and returns what error_of(body) says there. As root, the
+/// child first becomes nobody, for whom mode 0000 means what it says (root reads any file).
+std::string error_in_child(const std::function<void()> &body, bool drop_root) {
+  int fds[2];
+  if (::pipe(fds) != 0)
+    return "(no pipe)";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fds[0]);
+    std::string result;
+    if (drop_root && ::geteuid() == 0 &&
+        (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0))
+      result = "(cannot become nobody)";
+    else
+      result = error_of(body);
+    const ssize_t n = ::write(fds[1], result.data(), result.size());
+    ::_exit(n == static_cast<ssize_t>(result.size()) ? 0 : 1);
+  }
+  ::close(fds[1]);
+  std::string result;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;)
+    result.append(buf, static_cast<std::size_t>(n));
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return result;
+}
+
+TEST_F(Resolve, AModuleThatWrapsNothingIsRefused) {
+  const char *const names[] = {"MPI_Barrier", "MPI_Init"};
+  const RoutineIndex routines(names, 2);
+  EXPECT_EQ(
+      error_of([&] { read_module_file(PNMPI_TEST_NOOP_MODULE, spec("noop"), m_config, routines); }),
+      std::string("site.conf:7: module 'noop' (") + PNMPI_TEST_NOOP_MODULE +
+          "): wraps no MPI routine and defines no pnmpi hook, so it would do nothing; if "
+          "it was built with -fvisibility=hidden, export its MPI_ wrappers "
+          "(PNMPI_MODULE_EXPORT)");
+}
+
+TEST_F(Resolve, AModuleThatNeedsARoutineThisMpiLacksIsRefused) {
+  const char *const names[] = {"MPI_Barrier", "MPI_Init"};
+  const RoutineIndex routines(names, 2);
+  EXPECT_EQ(error_of([&] {
+              read_module_file(PNMPI_TEST_UNKNOWN_XMPI_MODULE, spec("unknown"), m_config, routines);
+            }),
+            std::string("site.conf:7: module 'unknown' (") + PNMPI_TEST_UNKNOWN_XMPI_MODULE +
+                "): needs XMPI_Nonexistent_routine, which the MPI pnmpi was built for does not "
+                "provide; rebuild the module against this MPI");
+}
+
+TEST_F(Resolve, AModuleFileThatCannotBeReadIsNamedWithTheReason) {
+  const RoutineIndex routines(pnmpi_routine_names, PNMPI_NUM_ROUTINES);
+  const std::string locked = m_a + "/locked.so";
+  {
+    std::ifstream in(std::string(PNMPI_TEST_MODULE_BUILD_DIR) + "/empty.so", std::ios::binary);
+    std::ofstream(locked, std::ios::binary | std::ios::trunc) << in.rdbuf();
+  }
+  ASSERT_EQ(::chmod(locked.c_str(), 0000), 0);
+  EXPECT_EQ(
+      error_in_child([&] { read_module_file(locked, spec("locked"), m_config, routines); }, true),
+      "site.conf:7: module 'locked' (" + locked + "): cannot read it: Permission denied");
+  ::chmod(locked.c_str(), 0644);
+  EXPECT_EQ(
+      error_in_child([&] { read_module_file(locked, spec("locked"), m_config, routines); }, true),
+      "(no error)")
+      << "readable again, the same file loads: the error above was the mode";
+}
+
+TEST_F(Resolve, AConfigFileThatCannotBeReadIsNamedWithTheReason) {
+  const std::string locked = m_a + "/locked.conf";
+  std::ofstream(locked, std::ios::trunc) << "module empty\n";
+  ASSERT_EQ(::chmod(locked.c_str(), 0000), 0);
+  EXPECT_EQ(error_in_child([&] { load_config_file(locked); }, true),
+            "cannot read configuration " + locked + ": Permission denied");
+  ::chmod(locked.c_str(), 0644);
+  EXPECT_EQ(error_in_child([&] { load_config_file(locked); }, true), "(no error)");
+}
+
+TEST(CopyDirectory, TmpdirIsTheFallbackAfterSharedMemory) {
+  const char *old = std::getenv("TMPDIR");
+  const std::string saved = old != nullptr ? old : "";
+  ::setenv("TMPDIR", "/some/tmpdir", 1);
+  const std::vector<std::string> bases = copy_directory_bases();
+  ::unsetenv("TMPDIR");
+  const std::vector<std::string> unset = copy_directory_bases();
+  if (old != nullptr)
+    ::setenv("TMPDIR", saved.c_str(), 1);
+  ASSERT_FALSE(bases.empty());
+  EXPECT_EQ(bases.back(), "/some/tmpdir");
+  EXPECT_EQ(unset.back(), "/tmp");
+  if (bases.size() == 2) {
+    EXPECT_EQ(bases.front(), "/dev/shm");
+  }
+}
+
+TEST(CopyDirectory, NoPlaceForCopiesSaysWhereItTriedAndWhy) {
+  ::mkdir(PNMPI_TEST_SCRATCH_DIR, 0755);
+  const std::string file = std::string(PNMPI_TEST_SCRATCH_DIR) + "/not-a-directory";
+  std::ofstream(file, std::ios::trunc) << "x";
+  const std::string missing = std::string(PNMPI_TEST_SCRATCH_DIR) + "/no/such/dir";
+  CopyDirectory copies({file, missing});
+  EXPECT_EQ(error_of([&] { copies.path("site.conf:7: module 'twice'"); }),
+            "site.conf:7: module 'twice': listed more than once, so each layer needs its own "
+            "copy, but no directory for copies could be made in " +
+                file + " (Not a directory), " + missing +
+                " (No such file or directory); set TMPDIR to a writable directory");
+  CopyDirectory fallback({file, PNMPI_TEST_SCRATCH_DIR});
+  EXPECT_EQ(fallback.path("x").rfind(std::string(PNMPI_TEST_SCRATCH_DIR) + "/pnmpi-", 0), 0u);
+}
+
+TEST(CopyDirectory, AFullDirectoryStopsTheCopyWithTheReason) {
+  // A file-size limit makes write() fail as on a full file system (EFBIG, not ENOSPC).
+  ::mkdir(PNMPI_TEST_SCRATCH_DIR, 0755);
+  const std::string delay = std::string(PNMPI_TEST_MODULE_BUILD_DIR) + "/delay.so";
+  Config config;
+  config.path = "site.conf";
+  const ModuleSpec spec{"delay", 3, 0, {}};
+  const std::string message = error_in_child(
+      [&] {
+        ::signal(SIGXFSZ, SIG_IGN);
+        const rlimit small{4096, 4096};
+        ::setrlimit(RLIMIT_FSIZE, &small);
+        ModuleFile file;
+        file.path = delay;
+        std::ifstream in(delay, std::ios::binary);
+        file.bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+        file.loaded = 1; // as if its first layer were loaded: the next needs a copy
+        CopyDirectory copies({PNMPI_TEST_SCRATCH_DIR});
+        load_module_copy(file, spec, config, copies, 2);
+      },
+      false);
+  const std::regex want("site\\.conf:3: module 'delay' \\(" + delay +
+                        "\\): cannot write a copy for another layer at " + PNMPI_TEST_SCRATCH_DIR +
+                        "/pnmpi-\\w{6}/2-delay\\.so: File too large");
+  EXPECT_TRUE(std::regex_match(message, want)) << message;
 }
 
 } // namespace

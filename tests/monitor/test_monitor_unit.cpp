@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -278,30 +279,50 @@ TEST(MonitorShellIndex, InsertFindEraseRecycle) {
 }
 
 TEST(MonitorShellIndex, ReadersNeverSeeATornOrWrongNode) {
+  // The readers are all running before the first insert, and the writer stops halfway until
+  // a read has happened while it writes: the finds do overlap the inserts, which 2000
+  // inserts alone (a few microseconds) need not.
+  constexpr int kReaders = 3;
   ShellIndex<Node> index;
   std::mutex lock;
-  std::atomic<bool> stop{false};
-  std::atomic<long> wrong{0};
+  std::atomic<int> ready{0};
+  std::atomic<bool> writing{false}, stop{false};
+  std::atomic<long> wrong{0}, during_writes{0};
   std::vector<std::thread> readers;
-  for (int t = 0; t < 3; ++t)
+  for (int t = 0; t < kReaders; ++t)
     readers.emplace_back([&] {
+      ++ready;
       while (!stop.load()) {
-        for (std::uintptr_t k = 1; k <= 2000; ++k)
+        for (std::uintptr_t k = 1; k <= 2000; ++k) {
+          const bool before = writing.load();
           if (Node *n = index.find(k))
             if (n->payload != k * 3 && n->key.load() == k)
               ++wrong;
+          if (before && writing.load())
+            ++during_writes;
+        }
       }
     });
+  while (ready.load() < kReaders)
+    std::this_thread::yield();
+  writing = true;
   for (std::uintptr_t k = 1; k <= 2000; ++k) {
+    if (k == 1000) {
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+      while (during_writes.load() == 0 && std::chrono::steady_clock::now() < give_up)
+        std::this_thread::yield();
+    }
     std::lock_guard<std::mutex> guard(lock);
     bool fresh = false;
     Node *n = index.claim(k, &fresh);
     n->payload = k * 3;
     index.publish(n, k);
   }
+  writing = false;
   stop = true;
   for (std::thread &t : readers)
     t.join();
+  EXPECT_GT(during_writes.load(), 0) << "no read overlapped the writes";
   EXPECT_EQ(wrong.load(), 0);
   for (std::uintptr_t k = 1; k <= 2000; ++k)
     ASSERT_NE(index.find(k), nullptr);
