@@ -68,9 +68,9 @@ def emit_xmpi_routine(r):
                         [r.id_name, "__builtin_return_address(0)"], ");", "  ")]
     in_stack = ["  pnmpi_fn_any %s = pnmpi_stack_head(%s, %s);" % (nxt, stack, r.id_name)]
     call = c.returning_call(r, c.cast_call(r, nxt), r.arg_names())
-    return (c.function("PNMPI_API ", r, r.xmpi_name, by_caller + call)
+    return (c.function("PNMPI_EXPORT ", r, r.xmpi_name, by_caller + call)
             + "\n"
-            + c.function("PNMPI_API ", r, r.xmpi_name + "_NewStack", in_stack + call,
+            + c.function("PNMPI_EXPORT ", r, r.xmpi_name + "_NewStack", in_stack + call,
                          extra_first="int " + stack))
 
 

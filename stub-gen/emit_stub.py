@@ -41,7 +41,7 @@ def emit_routine(routine, nested=False):
     body += c.returning_call(routine, routine.pmpi_name, routine.arg_names())
     if nested:
         return c.function("static ", routine, nested_name(routine), body)
-    return c.function("PNMPI_API ", routine, routine.name, body)
+    return c.function("PNMPI_EXPORT ", routine, routine.name, body)
 
 
 def nested_name(routine):

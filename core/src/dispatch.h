@@ -23,7 +23,6 @@ extern "C" {
 #endif
 
 #define PNMPI_INTERNAL __attribute__((visibility("hidden")))
-#define PNMPI_API PNMPI_EXPORT
 
 /** Any routine's function pointer; cast to the routine's own type before calling. */
 typedef void (*pnmpi_fn_any)(void);

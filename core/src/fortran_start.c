@@ -30,11 +30,11 @@ static void *next_definition(const char *name) {
 }
 
 #define PNMPI_FORTRAN_INIT(name)                                                                   \
-  PNMPI_API void name(MPI_Fint *ierror) {                                                          \
+  PNMPI_EXPORT void name(MPI_Fint *ierror) {                                                       \
     ((init_fn)next_definition(#name))(ierror);                                                     \
   }
 #define PNMPI_FORTRAN_INIT_THREAD(name)                                                            \
-  PNMPI_API void name(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror) {                  \
+  PNMPI_EXPORT void name(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror) {               \
     ((init_thread_fn)next_definition(#name))(required, provided, ierror);                          \
   }
 

@@ -216,7 +216,7 @@ std::unique_ptr<ModuleFile> read_module_file(const std::string &path, const Modu
   if (image.wrappers.empty() && image.pnmpi_syms.empty())
     throw Error(context + ": wraps no MPI routine and defines no pnmpi hook, so it would do "
                           "nothing; if it was built with -fvisibility=hidden, export its "
-                          "MPI_ wrappers (PNMPI_MODULE_EXPORT)");
+                          "MPI_ wrappers (PNMPI_EXPORT)");
   return file;
 }
 

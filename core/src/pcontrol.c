@@ -38,7 +38,7 @@ static void read_argument(int level, va_list *ap, pnmpi_pcontrol_arg *arg) {
   }
 }
 
-PNMPI_API int MPI_Pcontrol(const int level, ...) {
+PNMPI_EXPORT int MPI_Pcontrol(const int level, ...) {
   int rc = MPI_SUCCESS;
   if (pnmpi_routine_wrapped(PNMPI_ID_MPI_Pcontrol)) {
     pnmpi_note_entry(PNMPI_ID_MPI_Pcontrol);
@@ -54,12 +54,12 @@ PNMPI_API int MPI_Pcontrol(const int level, ...) {
   return rc != MPI_SUCCESS ? rc : mpi_rc;
 }
 
-PNMPI_API int XMPI_Pcontrol(const int level, ...) {
+PNMPI_EXPORT int XMPI_Pcontrol(const int level, ...) {
   (void)level;
   return MPI_SUCCESS;
 }
 
-PNMPI_API int XMPI_Pcontrol_NewStack(PNMPI_modHandle_t stack, const int level, ...) {
+PNMPI_EXPORT int XMPI_Pcontrol_NewStack(PNMPI_modHandle_t stack, const int level, ...) {
   pnmpi_pcontrol_arg arg;
   va_list ap;
   va_start(ap, level);

@@ -215,7 +215,7 @@ TEST_F(Resolve, AModuleThatWrapsNothingIsRefused) {
       std::string("site.conf:7: module 'noop' (") + PNMPI_TEST_NOOP_MODULE +
           "): wraps no MPI routine and defines no pnmpi hook, so it would do nothing; if "
           "it was built with -fvisibility=hidden, export its MPI_ wrappers "
-          "(PNMPI_MODULE_EXPORT)");
+          "(PNMPI_EXPORT)");
 }
 
 TEST_F(Resolve, AModuleThatNeedsARoutineThisMpiLacksIsRefused) {

@@ -102,9 +102,9 @@ pnmpi_fn_any pnmpi_stack_head(int stack, unsigned id) {
   (void)stack;
   return pnmpi_pmpi_table[id];
 }
-PNMPI_API int MPI_Pcontrol(const int level, ...) { return PMPI_Pcontrol(level); }
-PNMPI_API int XMPI_Pcontrol(const int level, ...) { return level; }
-PNMPI_API int XMPI_Pcontrol_NewStack(int stack, const int level, ...) { return stack + level; }
+PNMPI_EXPORT int MPI_Pcontrol(const int level, ...) { return PMPI_Pcontrol(level); }
+PNMPI_EXPORT int XMPI_Pcontrol(const int level, ...) { return level; }
+PNMPI_EXPORT int XMPI_Pcontrol_NewStack(int stack, const int level, ...) { return stack + level; }
 """
 
 
@@ -134,7 +134,7 @@ class CheckExports(Compiling, unittest.TestCase):
 
     def test_missing_and_pmpi_symbols_fail(self):
         code, _, err = self.build(["pnmpi_tables.c"],
-                                  "PNMPI_API int PMPI_Comm_size(MPI_Comm c, int *s) "
+                                  "PNMPI_EXPORT int PMPI_Comm_size(MPI_Comm c, int *s) "
                                   "{ (void)c; *s = 1; return 0; }\n")
         self.assertEqual(code, 1)
         self.assertRegex(err, r": \d+ covered routines' MPI_X not exported, e.g. MPI_Abort, ")

@@ -25,7 +25,7 @@ class Emitters(unittest.TestCase):
         r = routine("int", "MPI_Fake")
         r.exception = ExceptionEntry(routine="MPI_Fake", line=1, before=["first", "second"])
         self.assertEqual(emit_stub.emit_routine(r), """\
-PNMPI_API int MPI_Fake(void)
+PNMPI_EXPORT int MPI_Fake(void)
 {
   pnmpi_note_entry(PNMPI_ID_MPI_Fake);
   first();
@@ -39,7 +39,7 @@ PNMPI_API int MPI_Fake(void)
     def test_void_return_still_tail_calls(self):
         r = routine("void", "MPI_Fake", ("int stack", "stack"), ("int next", "next"))
         self.assertEqual(emit_stub.emit_routine(r), """\
-PNMPI_API void MPI_Fake(int stack, int next)
+PNMPI_EXPORT void MPI_Fake(int stack, int next)
 {
   if (pnmpi_routine_wrapped(PNMPI_ID_MPI_Fake)) {
     pnmpi_note_entry(PNMPI_ID_MPI_Fake);
@@ -51,14 +51,14 @@ PNMPI_API void MPI_Fake(int stack, int next)
 }
 """)
         self.assertEqual(emit_core.emit_xmpi_routine(r), """\
-PNMPI_API void XMPI_Fake(int stack, int next)
+PNMPI_EXPORT void XMPI_Fake(int stack, int next)
 {
   pnmpi_fn_any pnmpi_next = pnmpi_next_by_caller(PNMPI_ID_MPI_Fake, __builtin_return_address(0));
   ((pnmpi_fn_MPI_Fake)pnmpi_next)(stack, next);
   return;
 }
 
-PNMPI_API void XMPI_Fake_NewStack(int pnmpi_stack, int stack, int next)
+PNMPI_EXPORT void XMPI_Fake_NewStack(int pnmpi_stack, int stack, int next)
 {
   pnmpi_fn_any pnmpi_next = pnmpi_stack_head(pnmpi_stack, PNMPI_ID_MPI_Fake);
   ((pnmpi_fn_MPI_Fake)pnmpi_next)(stack, next);
@@ -68,8 +68,8 @@ PNMPI_API void XMPI_Fake_NewStack(int pnmpi_stack, int stack, int next)
 
     def test_pointer_return(self):
         r = routine("char *", "MPI_Name")
-        self.assertEqual(emit_common.definition("PNMPI_API ", r, r.name),
-                         "PNMPI_API char *MPI_Name(void)")
+        self.assertEqual(emit_common.definition("PNMPI_EXPORT ", r, r.name),
+                         "PNMPI_EXPORT char *MPI_Name(void)")
 
     def test_wrap(self):
         items = ["argument_%d" % k for k in range(12)]

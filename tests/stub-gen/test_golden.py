@@ -42,7 +42,7 @@ def cut(path, name):
         return m.group(0) if m else "(none)"
     names = (name, "X" + name, "X%s_NewStack" % name, "pnmpi_pending_" + name,
              "pnmpi_nested_" + name)
-    pattern = re.compile(r"^(PNMPI_API|PNMPI_MODULE_EXPORT|static) .*[ *](%s)\(" % "|".join(names),
+    pattern = re.compile(r"^(PNMPI_EXPORT|static) .*[ *](%s)\(" % "|".join(names),
                          re.M)
     chunks = [c for c in text.split("\n\n") if pattern.search(c)]
     return "\n\n".join(chunks) if chunks else "(none)"
