@@ -74,25 +74,17 @@ ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 UBSAN_OPTIONS=halt_on_error
   run_ctest --test-dir build-asan -L mpi -R '^(Chaining|Delay|Config|Order|Threads|Errors|Interfaces|Fortran|StartedBehindPnmpi)[./]'
 
 
-if [ -f tests/patcher/run_fuzz.sh ]; then
-  echo "== bounded fuzzing of the patcher's ELF reader"
-  if bash tests/patcher/run_fuzz.sh build-fuzz 60; then
+# Bounded fuzzing of both ELF readers: the patcher's (60 s) and the core's (30 s).
+for fuzz in "patcher 60" "core 30"; do
+  set -- $fuzz
+  echo "== bounded fuzzing of the $1's ELF reader"
+  if bash "tests/$1/run_fuzz.sh" build-fuzz "$2"; then
     passed=$((passed + 1))
   else
     failed=$((failed + 1))
     status=1
   fi
-fi
-
-if [ -f tests/core/run_fuzz.sh ]; then
-  echo "== bounded fuzzing of the core's ELF reader"
-  if bash tests/core/run_fuzz.sh build-fuzz 30; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    status=1
-  fi
-fi
+done
 
 echo
 echo "tests: ${passed} passed, ${failed} failed, ${skipped} skipped"

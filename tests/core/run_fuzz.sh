@@ -21,17 +21,10 @@ seconds=$2
 here=$(cd "$(dirname "$0")" && pwd)
 source_dir=${PNMPI_SOURCE_DIR:-$(cd "$here/../.." && pwd)}
 
-cmake -S "$source_dir" -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPNMPI_BUILD_FUZZERS=ON
-cmake --build "$build" --target fuzz_elf_image delay monitor empty -j 2
-
-fuzzer=$(find "$build" -type f -name fuzz_elf_image -perm -u+x | head -n 1)
-if [ -z "$fuzzer" ]; then
-  echo "$0: fuzz_elf_image was not built" >&2
-  exit 1
-fi
+. "$source_dir/tests/support/fuzz.sh"
+fuzzer=$(fuzz_build "$build" "$source_dir" fuzz_elf_image delay monitor empty)
 seeds=$build/fuzz-core-seeds
-mkdir -p "$seeds" "$build/fuzz-core-corpus" "$build/fuzz-core-artifacts"
+mkdir -p "$seeds"
 for module in delay monitor empty; do
   file=$(find "$build" -type f -name "$module.so" -not -path '*/fuzz-*' | head -n 1)
   if [ -z "$file" ]; then
@@ -40,6 +33,5 @@ for module in delay monitor empty; do
   fi
   strip --strip-all -o "$seeds/$module.so" "$file"
 done
-"$fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-  -artifact_prefix="$build/fuzz-core-artifacts/" "$build/fuzz-core-corpus" "$seeds" \
+fuzz_run "$fuzzer" "$seconds" "$build/fuzz-core-artifacts" "$build/fuzz-core-corpus" "$seeds" \
   "$source_dir/tests/patcher/corpus"

@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -42,30 +41,6 @@ std::string scratch() {
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir.string();
-}
-
-std::vector<std::string> split_lines(const std::string &text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    lines.push_back(line);
-  return lines;
-}
-
-/// The lines of `text` that start with `prefix`.
-std::vector<std::string> starting_with(const std::string &text, const std::string &prefix) {
-  std::vector<std::string> out;
-  for (const std::string &line : split_lines(text))
-    if (line.rfind(prefix, 0) == 0)
-      out.push_back(line);
-  return out;
-}
-
-std::string joined(const std::vector<std::string> &lines) {
-  std::string s;
-  for (const std::string &l : lines)
-    s += l + "\n";
-  return s;
 }
 
 /// One Fortran program as the tests run it.
@@ -168,24 +143,25 @@ TEST_P(FortranProgram, ModulesSeeEveryCallOnceWithItsCArguments) {
   const Program &p = GetParam();
   const RunResult r = run_program(p, "module calls\n");
   ASSERT_EQ(r.exit_code, 0) << describe(r);
-  ASSERT_EQ(starting_with(r.out, "F ok").size(), 2u) << describe(r);
+  ASSERT_EQ(lines_starting_with(r.out, "F ok").size(), 2u) << describe(r);
   ASSERT_EQ(r.rank_err.size(), 2u) << describe(r);
-  const std::vector<std::string> hosts = starting_with(r.out, "F host=");
+  const std::vector<std::string> hosts = lines_starting_with(r.out, "F host=");
   ASSERT_EQ(hosts.size(), 2u) << describe(r);
   const std::string host = hosts[0].substr(7);
 
   std::vector<std::string> all_calls;
   for (int rank = 0; rank < 2; ++rank) {
     std::vector<std::string> calls, ordered;
-    for (const std::string &l : starting_with(r.rank_err[rank], "C "))
+    for (const std::string &l : lines_starting_with(r.rank_err[rank], "C "))
       (is_index_line(l) ? calls : ordered).push_back(l);
-    EXPECT_EQ(joined(ordered), joined(expected_calls(rank, p.f08, host))) << "rank " << rank;
+    EXPECT_EQ(joined_lines(ordered), joined_lines(expected_calls(rank, p.f08, host)))
+        << "rank " << rank;
     all_calls.insert(all_calls.end(), calls.begin(), calls.end());
   }
   // Fortran indices are 1-based, C's 0-based: the binding converted them. (MPICH 4.0.2's
   // mpi_f08 returns 0-based indices to Fortran, without pnmpi too.)
   const int base = p.f08 && kMpich ? 0 : 1;
-  const std::vector<std::string> fortran = starting_with(r.out, "F ");
+  const std::vector<std::string> fortran = lines_starting_with(r.out, "F ");
   for (const char *routine : {"waitany", "testany", "waitsome"}) {
     std::string c_name = std::string("MPI_") + routine;
     c_name[4] = static_cast<char>(std::toupper(c_name[4]));
@@ -274,7 +250,7 @@ TEST(Fortran, EveryManglingEntersTheChain) {
                       ? "C MPI_Send count=1 bytes=4 dest=1 tag=30 comm=world bottom=0"
                       : "C MPI_Recv count=1 bytes=4 source=0 tag=30 comm=world status_ignore=0");
       e.insert(e.end(), {"C MPI_Allreduce count=1 bytes=4 in_place=0 sum=1", "C MPI_Finalize"});
-      EXPECT_EQ(joined(starting_with(r.rank_err[rank], "C ")), joined(e))
+      EXPECT_EQ(joined_lines(lines_starting_with(r.rank_err[rank], "C ")), joined_lines(e))
           << name << " rank " << rank;
     }
   }
@@ -300,7 +276,8 @@ TEST(Fortran, MixedCAndFortranCallsShareOneChain) {
                     ? "C MPI_Send count=1 bytes=4 dest=1 tag=20 comm=world bottom=0"
                     : "C MPI_Recv count=1 bytes=4 source=0 tag=20 comm=world status_ignore=1");
     e.insert(e.end(), {"C MPI_Allreduce count=1 bytes=4 in_place=0 sum=1", "C MPI_Finalize"});
-    EXPECT_EQ(joined(starting_with(r.rank_err[rank], "C ")), joined(e)) << "rank " << rank;
+    EXPECT_EQ(joined_lines(lines_starting_with(r.rank_err[rank], "C ")), joined_lines(e))
+        << "rank " << rank;
   }
 }
 
@@ -346,7 +323,7 @@ TEST(QuantumEspresso, SiliconScfUnderTheMonitor) {
                                "0.25 0.25 0.25\nK_POINTS automatic\n 4 4 4 1 1 1\n");
   };
   auto energy = [](const RunResult &r) {
-    const std::vector<std::string> lines = starting_with(r.out, "!    total energy");
+    const std::vector<std::string> lines = lines_starting_with(r.out, "!    total energy");
     return lines.size() == 1 ? lines[0] : std::string("(no single total energy line)");
   };
 
@@ -416,7 +393,7 @@ TEST(StartedBehindPnmpi, FirstCallStopsTheJob) {
                                          "the first call pnmpi saw was MPI_Comm_rank", message);
   EXPECT_FALSE(r.timed_out) << describe(r);
   EXPECT_NE(r.exit_code, 0) << describe(r);
-  EXPECT_TRUE(starting_with(r.out, "app:").empty()) << describe(r);
+  EXPECT_TRUE(lines_starting_with(r.out, "app:").empty()) << describe(r);
   expect_said_once_by_some_rank(r, message);
 }
 
@@ -438,7 +415,7 @@ TEST(StartedBehindPnmpi, WithoutModulesTheRunGoesOn) {
     job.timeout_s = 60;
     const RunResult r = run_mpi(job);
     EXPECT_EQ(r.exit_code, 0) << mode << "\n" << describe(r);
-    EXPECT_EQ(starting_with(r.out, "app: rank").size(), 2u) << mode << "\n" << describe(r);
+    EXPECT_EQ(lines_starting_with(r.out, "app: rank").size(), 2u) << mode << "\n" << describe(r);
   }
 }
 

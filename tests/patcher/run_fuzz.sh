@@ -18,15 +18,6 @@ seconds=$2
 here=$(cd "$(dirname "$0")" && pwd)
 source_dir=${PNMPI_SOURCE_DIR:-$(cd "$here/../.." && pwd)}
 
-cmake -S "$source_dir" -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPNMPI_BUILD_FUZZERS=ON
-cmake --build "$build" --target fuzz_elf_rename -j 2
-
-fuzzer=$(find "$build" -type f -name fuzz_elf_rename -perm -u+x | head -n 1)
-if [ -z "$fuzzer" ]; then
-  echo "$0: fuzz_elf_rename was not built" >&2
-  exit 1
-fi
-mkdir -p "$build/fuzz-corpus" "$build/fuzz-artifacts"
-"$fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-  -artifact_prefix="$build/fuzz-artifacts/" "$build/fuzz-corpus" "$here/corpus"
+. "$source_dir/tests/support/fuzz.sh"
+fuzzer=$(fuzz_build "$build" "$source_dir" fuzz_elf_rename)
+fuzz_run "$fuzzer" "$seconds" "$build/fuzz-artifacts" "$build/fuzz-corpus" "$here/corpus"

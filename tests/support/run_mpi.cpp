@@ -178,6 +178,22 @@ std::vector<std::string> lines_with(const std::string &text, const std::string &
   return lines;
 }
 
+std::vector<std::string> lines_starting_with(const std::string &text, const std::string &prefix) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(prefix, 0) == 0)
+      lines.push_back(line);
+  return lines;
+}
+
+std::string joined_lines(const std::vector<std::string> &lines) {
+  std::string text;
+  for (const std::string &l : lines)
+    text += l + "\n";
+  return text;
+}
+
 std::string describe(const RunResult &r) {
   return "exit code " + std::to_string(r.exit_code) + (r.timed_out ? " (timed out)" : "") +
          "\n--- stdout ---\n" + r.out + "--- stderr ---\n" + r.err;

@@ -42,6 +42,12 @@ std::string write_temp_file(const std::string &name, const std::string &text);
 /// The lines of `text` that contain `needle`.
 std::vector<std::string> lines_with(const std::string &text, const std::string &needle);
 
+/// The lines of `text` that start with `prefix`.
+std::vector<std::string> lines_starting_with(const std::string &text, const std::string &prefix);
+
+/// `lines`, each ended by a newline: one text to compare, so a failure shows a diff.
+std::string joined_lines(const std::vector<std::string> &lines);
+
 /// Everything a failed assertion should show about a run.
 std::string describe(const RunResult &r);
 
