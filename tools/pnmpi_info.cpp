@@ -10,6 +10,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -100,13 +101,20 @@ Options parse_options(int argc, char **argv) {
 }
 
 /// The absolute form of `path` (relative to the working directory), without resolving links.
+/// `path` made absolute and lexically clean (`run/../build/modules` -> `build/modules`),
+/// without resolving links: the directory as the user named it.
 std::string absolute(const std::string &path) {
-  if (!path.empty() && path[0] == '/')
-    return path;
-  char cwd[PATH_MAX];
-  if (::getcwd(cwd, sizeof cwd) == nullptr)
-    return path;
-  return std::string(cwd) + "/" + path;
+  std::filesystem::path p(path);
+  if (!p.is_absolute()) {
+    char cwd[PATH_MAX];
+    if (::getcwd(cwd, sizeof cwd) == nullptr)
+      return path;
+    p = std::filesystem::path(cwd) / p;
+  }
+  std::string clean = p.lexically_normal().string();
+  if (clean.size() > 1 && clean.back() == '/')
+    clean.pop_back();
+  return clean;
 }
 
 /// The directory where this install keeps libpnmpi.so, as seen from this program: the
@@ -132,6 +140,7 @@ struct Report {
   bool parsed = false; ///< the configuration was read without error
   Config config;
   std::vector<std::string> search_path;
+  std::size_t lib_path_options = 0;      ///< how many of search_path came from -L
   std::vector<std::string> module_paths; ///< per layer; empty when unresolved
   std::vector<const ModuleFile *> files; ///< per layer; nullptr when unreadable
   std::vector<std::unique_ptr<ModuleFile>> owned;
@@ -151,6 +160,7 @@ void gather(Report &r, const Options &o) {
     if (old != nullptr && *old != '\0')
       joined += std::string(":") + old;
     ::setenv("PNMPI_LIB_PATH", joined.c_str(), 1);
+    r.lib_path_options = o.lib_path.size();
   }
   r.search_path = effective_module_search_path(install_libdir());
 
@@ -253,8 +263,9 @@ void print_report(const Report &r, const std::optional<unsigned> &only) {
   out << "module search path:\n";
   for (std::size_t i = 0; i < r.search_path.size(); ++i)
     out << "  " << r.search_path[i]
-        << (i + 1 < r.search_path.size() ? " (PNMPI_LIB_PATH)\n"
-                                         : " (the install's module directory)\n");
+        << (i + 1 == r.search_path.size() ? " (the install's module directory)\n"
+            : i < r.lib_path_options      ? " (-L)\n"
+                                          : " (PNMPI_LIB_PATH)\n");
   if (!r.parsed)
     return; // the configuration did not parse: nothing more to show
   out << "globalpcontrol: " << r.config.pcontrol.describe()
