@@ -41,16 +41,11 @@ int collect_binding(dl_phdr_info *info, std::size_t, void *data) {
 } // namespace
 
 bool is_language_binding(std::string_view path) {
-  const std::size_t slash = path.rfind('/');
-  const std::string_view file = slash == std::string_view::npos ? path : path.substr(slash + 1);
-  static const char *const kNames[] = {
-      "libmpi_mpifh.so",  "libmpi_usempif08.so", "libmpi_usempi_ignore_tkr.so",
-      "libmpi_usempi.so", "libmpichfort.so",     "libmpifort.so"};
-  for (const char *name : kNames) {
-    const std::string_view n(name);
-    if (file.substr(0, n.size()) == n && (file.size() == n.size() || file[n.size()] == '.'))
+  for (std::string_view name :
+       {"libmpi_mpifh.so", "libmpi_usempif08.so", "libmpi_usempi_ignore_tkr.so", "libmpi_usempi.so",
+        "libmpichfort.so", "libmpifort.so"})
+    if (is_library(path, name))
       return true;
-  }
   return false;
 }
 

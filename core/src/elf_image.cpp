@@ -22,6 +22,13 @@ RoutineIndex::RoutineIndex(const char *const *names, unsigned count) {
     m_ids.emplace(names[i], i);
 }
 
+bool is_library(std::string_view path, std::string_view base) {
+  const std::size_t slash = path.rfind('/');
+  const std::string_view file = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  return file.substr(0, base.size()) == base &&
+         (file.size() == base.size() || file[base.size()] == '.');
+}
+
 int RoutineIndex::find(std::string_view name) const {
   auto it = m_ids.find(name);
   return it == m_ids.end() ? -1 : static_cast<int>(it->second);

@@ -59,6 +59,10 @@ private:
   std::unordered_map<std::string_view, unsigned> m_ids;
 };
 
+/// Whether the file `path` names (a path or a soname) is the shared library `base`
+/// ("libmpi.so"), with or without a version suffix: libmpi.so, libmpi.so.40, libmpi.so.40.30.
+bool is_library(std::string_view path, std::string_view base);
+
 /// Which imports of an object are call sites to bind.
 enum class SiteNames {
   Xmpi, ///< a module: its `XMPI_X` (the renamed `PMPI_X`) reach the next layer, its `MPI_X`

@@ -58,14 +58,8 @@ int collect_other_mpi(dl_phdr_info *info, std::size_t, void *data) {
 } // namespace
 
 bool is_other_mpi(std::string_view library) {
-  const std::size_t slash = library.rfind('/');
-  const std::string_view name =
-      slash == std::string_view::npos ? library : library.substr(slash + 1);
-  bool mpi = false;
-  for (std::string_view base : {"libmpi.so", "libmpich.so"})
-    mpi |= name.substr(0, base.size()) == base &&
-           (name.size() == base.size() || name[base.size()] == '.');
-  return mpi && name != PNMPI_MPI_SONAME;
+  const bool mpi = is_library(library, "libmpi.so") || is_library(library, "libmpich.so");
+  return mpi && !is_library(library, PNMPI_MPI_SONAME);
 }
 
 std::string built_for_other_mpi(const std::string &library, const char *what) {
