@@ -70,11 +70,21 @@ public:
   unsigned byte_order() const { return m_order; }
 
   /// The sizes of this class's structures in the file.
-  std::uint64_t ehdr_size() const { return m_class == ELFCLASS32 ? sizeof(Elf32_Ehdr) : 64; }
-  std::uint64_t phdr_size() const { return m_class == ELFCLASS32 ? sizeof(Elf32_Phdr) : 56; }
-  std::uint64_t shdr_size() const { return m_class == ELFCLASS32 ? sizeof(Elf32_Shdr) : 64; }
-  std::uint64_t sym_size() const { return m_class == ELFCLASS32 ? sizeof(Elf32_Sym) : 24; }
-  std::uint64_t dyn_size() const { return m_class == ELFCLASS32 ? sizeof(Elf32_Dyn) : 16; }
+  std::uint64_t ehdr_size() const {
+    return m_class == ELFCLASS32 ? sizeof(Elf32_Ehdr) : sizeof(Elf64_Ehdr);
+  }
+  std::uint64_t phdr_size() const {
+    return m_class == ELFCLASS32 ? sizeof(Elf32_Phdr) : sizeof(Elf64_Phdr);
+  }
+  std::uint64_t shdr_size() const {
+    return m_class == ELFCLASS32 ? sizeof(Elf32_Shdr) : sizeof(Elf64_Shdr);
+  }
+  std::uint64_t sym_size() const {
+    return m_class == ELFCLASS32 ? sizeof(Elf32_Sym) : sizeof(Elf64_Sym);
+  }
+  std::uint64_t dyn_size() const {
+    return m_class == ELFCLASS32 ? sizeof(Elf32_Dyn) : sizeof(Elf64_Dyn);
+  }
 
   // The decoders: each checks that its whole structure lies inside the bytes.
   std::uint16_t half(std::uint64_t offset) const;

@@ -97,9 +97,9 @@ struct DynamicEntry {
 constexpr std::uint64_t kMaxInputSize = std::uint64_t(1) << 30;
 
 /// A validated, read-only view of an ELF shared object: everything pnmpi-patch needs, decoded
-/// once through the shared checked reader (elf/elf_view.h; ELF32/ELF64, either byte order). parse()
-/// checks every offset, size and index it uses against the file before use and throws PatchError
-/// otherwise; afterwards all offsets stored here are known to lie inside bytes().
+/// once through the shared checked reader (elf/elf_view.h: ELF32/ELF64, either byte order).
+/// parse() checks every offset, size and index it uses against the file before use and throws
+/// PatchError otherwise; afterwards all offsets stored here are known to lie inside bytes().
 class ElfObject {
 public:
   /// Parses `bytes`; `label` (usually the path) starts every error message.
