@@ -170,7 +170,7 @@ TEST(ElfView, Elf32CannotHoldLargeValues) {
 }
 
 TEST(ElfView, EveryReadIsChecked) {
-  const Bytes bytes(30, 0);
+  const Bytes bytes(32, 0);
   ElfView view(bytes);
   EXPECT_EQ(view.fault<std::uint64_t>(16, 1), ElfFault::none);
   EXPECT_EQ(view.fault<std::uint64_t>(24, 1), ElfFault::none);
@@ -179,9 +179,9 @@ TEST(ElfView, EveryReadIsChecked) {
   EXPECT_EQ(view.fault<std::uint64_t>(~std::uint64_t{0}, 1), ElfFault::past_end);
   EXPECT_EQ(view.fault<std::uint64_t>(8, ~std::uint64_t{0}), ElfFault::past_end);
   EXPECT_THROW(view.native<std::uint64_t>(4), ElfRangeError);
-  EXPECT_THROW(view.xword(23), ElfRangeError);
-  EXPECT_NO_THROW(view.xword(22));
-  EXPECT_THROW(view.sym(8), ElfRangeError); // 24 bytes from 8 run past 30
+  EXPECT_THROW(view.xword(25), ElfRangeError);
+  EXPECT_NO_THROW(view.xword(24));
+  EXPECT_THROW(view.sym(16), ElfRangeError); // 24 bytes from 16 run past 32
   EXPECT_THROW(view.ehdr(), ElfRangeError);
   EXPECT_THROW(view.half(~std::uint64_t{0}), ElfRangeError);
 }
