@@ -30,11 +30,6 @@ std::string bin(const char *name) {
   return std::string(MONITOR_TEST_BIN_DIR) + "/" + name;
 }
 
-std::string test_name() {
-  const auto *info = ::testing::UnitTest::GetInstance()->current_test_info();
-  return std::string(info->test_suite_name()) + "." + info->name();
-}
-
 /// This test's scratch directory.
 std::string scratch_path() {
   return (fs::path(PNMPI_TEST_SCRATCH_DIR) / "monitor" / test_name()).string();
