@@ -239,7 +239,7 @@ PNMPI_EXPORT PNMPI_status_t pnmpi_argument_string(PNMPI_modHandle_t module, cons
  *                  are NULL); *value is untouched and, when `problem` is not NULL, it
  *                  receives what is wrong (cut to `size` bytes with its NUL, as snprintf
  *                  cuts), worded to follow the value's source: "must be a whole number
- *                  from 0 to 100, not '3x'" (the value's control characters escaped);
+ *                  from 0 to 100, not '3x'" (control characters and backslashes escaped);
  *   PNMPI_NOMEM    out of memory.
  * They print nothing, need no loaded core, and may be called from any thread. The module
  * names the source in its own message, since only it knows where the text came from:
