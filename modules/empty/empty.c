@@ -20,7 +20,7 @@
  *   Define MPI_X to intercept routine X and call PMPI_X to pass the call on, exactly as in
  *   any PMPI tool; it can be tested on its own, linked or preloaded without pnmpi. Build it
  *   as a shared object with pnmpi_add_module(<name> <sources>) from find_package(pnmpi)
- *   (see the CMakeLists.txt beside this file in share/pnmpi/examples). After the link,
+ *   (an install's share/pnmpi/examples/tool/CMakeLists.txt shows how). After the link,
  *   pnmpi-patch renames the module's imported PMPI_X symbols to XMPI_X; pnmpi's core
  *   points each of them at the next layer of the stack the configuration builds: the next
  *   module that wraps X, or the MPI library itself after the last one. Existing binary
@@ -35,8 +35,10 @@
  *   below, through the communicator's error handler, as without pnmpi.
  * - Export every wrapper and every hook with PNMPI_EXPORT (from <pnmpi/pnmpi.h>). Modules
  *   are built with hidden visibility, and the core finds wrappers and hooks by their
- *   exported names only: a function without it is never called, and nothing warns. Keep
- *   every other function and global static: several modules share one process.
+ *   exported names only: a function without it is never called, and nothing warns (the
+ *   hooks' declarations in <pnmpi/pnmpi.h> carry it already, mpi.h's wrappers do not).
+ *   `pnmpi-info -c CONF` lists the hooks it finds. Keep every other function and global
+ *   static: several modules share one process.
  * - Wrap only the routines you need: a routine you do not wrap costs your layer nothing,
  *   and the call goes straight from the layer above to the layer below.
  * - Listing the same module k times in the configuration gives k independent layers, each
@@ -49,7 +51,8 @@
  *   MPI_Finalize, so state set in a hook before MPI_Init returns needs no lock when the
  *   wrappers only read it afterwards. A service may be called from any thread.
  *
- * Hooks used here, in the order they run (docs/tool-writers-guide.md has them all):
+ * Hooks used here, in the order they run (docs/tool-writers-guide.md has them all, with
+ * the original PnMPI's names such as PNMPI_RegistrationPoint and PNMPI_Fini):
  *   pnmpi_module_loaded(self)   inside the first MPI_Init, before MPI is initialised: read
  *                               arguments, publish services. Do not call MPI here.
  *   PNMPI_Init()                after every layer's pnmpi_module_loaded, still before MPI
