@@ -178,6 +178,7 @@ for s in "${settings[@]}"; do
 done
 want_tcl+=$'\n'"append-path PNMPI_LIB_PATH $prefix/$libdir/pnmpi/modules"
 # Tcl: the file runs with the module commands defined to print what they would do.
+# shellcheck disable=SC2016 # Tcl source: its $ are Tcl's
 printf '%s\n' 'proc setenv {var value} { puts "setenv $var $value" }' \
   'proc prepend-path {var value} { puts "prepend-path $var $value" }' \
   'proc append-path {var value} { puts "append-path $var $value" }' \
