@@ -32,7 +32,9 @@ if(CMAKE_SCRIPT_MODE_FILE AND DEFINED PNMPI_CHECK_NO_IMPORTS)
     message(FATAL_ERROR "${errors}")
   endif()
   if(imports)
+    # Indented lines are printed as they are, one import per line.
     string(STRIP "${imports}" imports)
+    string(REPLACE "\n" "\n  " imports "  ${imports}")
     message(FATAL_ERROR "pnmpi_add_module(... NO_PMPI_IMPORTS ...): ${PNMPI_CHECK_NO_IMPORTS} "
                         "calls PMPI_ routines, which must be renamed to reach the next layer:\n"
                         "${imports}\nremove NO_PMPI_IMPORTS from its pnmpi_add_module() call")
