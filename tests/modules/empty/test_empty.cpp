@@ -16,21 +16,18 @@ namespace {
 
 const std::string kLibPath = std::string(PNMPI_TEST_MODULE_DIR) + ":" + PNMPI_MODULE_BUILD_DIR;
 
-std::string conf_path() {
-  const auto *info = ::testing::UnitTest::GetInstance()->current_test_info();
-  return std::string(PNMPI_TEST_SCRATCH_DIR) + "/" + info->test_suite_name() + "." + info->name() +
-         ".conf";
-}
-
-/// Runs the send program on 2 ranks under the config text `conf`.
+/// Runs the send program on 2 ranks under the config text `conf`, written to the test's own
+/// file (test_conf_file), whose path the core's messages name.
 RunResult run_with(const std::string &conf) {
   MpiJob job;
   job.program = {std::string(PNMPI_TEST_BIN_DIR) + "/empty_send_app"};
   job.env["PNMPI_LIB_PATH"] = kLibPath;
-  const auto *info = ::testing::UnitTest::GetInstance()->current_test_info();
-  job.env["PNMPI_CONF"] =
-      write_temp_file(std::string(info->test_suite_name()) + "." + info->name() + ".conf", conf);
+  job.env["PNMPI_CONF"] = test_conf_file(conf);
   return run_mpi(job);
+}
+
+std::string conf_path() {
+  return std::string(PNMPI_TEST_SCRATCH_DIR) + "/" + test_name() + ".conf";
 }
 
 std::string empty_lines(const RunResult &r) {
