@@ -44,7 +44,7 @@ function(pnmpi_generate_stubs)
 
   set(gen_dir "${PROJECT_SOURCE_DIR}/stub-gen")
   set(outdir "${arg_OUTDIR}")
-  file(GLOB gen_scripts CONFIGURE_DEPENDS "${gen_dir}/*.py")
+  file(GLOB gen_scripts CONFIGURE_DEPENDS "${gen_dir}/*.py" "${gen_dir}/templates/*")
   set(exceptions "${gen_dir}/exceptions.txt")
 
   # MPI_C_LIBRARIES may list more than the MPI library (e.g. libpthread); the generator

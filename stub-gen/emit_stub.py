@@ -2,46 +2,73 @@
 # Copyright (c) 2026 the pnmpi authors
 """pnmpi_stub.c: the MPI_X entry points of libpnmpi.so.
 
-Each stub tests one bit and then tail-calls either the first module wrapping X or
-PMPI_X: no frame of its own stays on the stack, so a tool's call-site attribution is
-unchanged when no module wraps X, and both paths cost a jump. On the wrapped path it first
-notes X as the routine the application entered through (pnmpi_note_entry, one store), which
-is how a module tells the application's calls from those of the modules above it. Routines
-with `before` work (loading, finalizing) note the entry before that work, on both paths, so
-that the modules' hooks run under it.
+Their shape is written once, in C, in templates/stub_routine.c, which explains the fast
+path; this file fills it in per routine and adds the initial dispatch tables.
 
-A module that calls a routine by its public name (MPI_Wtime inside its MPI_Send wrapper, say)
-is bound by the core to the routine's nested entry instead: the same chain from the top,
-without the note, so the application's entry stays what the application entered.
-
-Until the core is loaded every routine's bit is set and its head is its pending function,
-which asks the core whether MPI was started behind pnmpi's back (a direct PMPI_Init) before
-passing the call to MPI: a run never goes on silently without the configured modules. The
-core's load replaces the mask and the heads, so afterwards no call reaches a pending
+Until the core is loaded every routine's bit is set and its head is its pending function;
+the core's load replaces the mask and the heads, so afterwards no call reaches a pending
 function.
 """
 
+import functools
+import os
+import re
+
 import emit_common as c
 
+TEMPLATE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates",
+                        "stub_routine.c")
 
-def emit_routine(routine, nested=False):
-    note = [] if nested else ["pnmpi_note_entry(%s);" % routine.id_name]
-    body, wrapped = [], []
-    if routine.before:
-        body = ["  " + n for n in note] + ["  %s();" % f for f in routine.before]
-    else:
-        wrapped = ["    " + n for n in note]
-    wrapped += c.returning_call(routine, c.cast_call(routine, "pnmpi_head[%s]" % routine.id_name),
-                                routine.arg_names(), "    ")
-    body.append("  if (pnmpi_routine_wrapped(%s))%s" % (routine.id_name,
-                                                          " {" if len(wrapped) > 1 else ""))
-    body += wrapped
-    if len(wrapped) > 1:
-        body.append("  }")
-    body += c.returning_call(routine, routine.pmpi_name, routine.arg_names())
+
+@functools.lru_cache(maxsize=None)
+def read_template(path=TEMPLATE):
+    """The template's sections: {name: [line, ...]}, documentation lines dropped."""
+    sections, current = {}, None
+    with open(path) as f:
+        for line in f.read().splitlines():
+            if line.startswith("@@ "):
+                current = sections.setdefault(line[3:].strip(), [])
+            elif current is not None and not line.startswith("//"):
+                current.append(line)
+    for name in sections:  # a blank line separates sections in the template, not routines
+        while sections[name] and not sections[name][-1].strip():
+            sections[name].pop()
+    return sections
+
+
+_DIRECTIVE = re.compile(r"^(\s*)\{\{(define|return|before)(?: (.*))?\}\}$")
+
+
+def render(section, routine):
+    """One section of the template for `routine`, as a block of C."""
+    out = []
+    for line in section:
+        line = line.replace("{{id}}", routine.id_name).replace("{{name}}", routine.name)
+        m = _DIRECTIVE.match(line)
+        if not m:
+            out.append(line)
+            continue
+        indent, what, arg = m.group(1), m.group(2), m.group(3)
+        if what == "define":
+            prefix, _, name = arg.rpartition(" ")
+            out.append(c.definition(prefix + " ", routine, name))
+        elif what == "before":
+            out += [indent + "%s();" % f for f in routine.before]
+        elif arg == "head":
+            callee = c.cast_call(routine, "pnmpi_head[%s]" % routine.id_name)
+            out += c.returning_call(routine, callee, routine.arg_names(), indent)
+        elif arg == "pmpi":
+            out += c.returning_call(routine, routine.pmpi_name, routine.arg_names(), indent)
+        else:
+            raise ValueError("%s: unknown call {{return %s}}" % (TEMPLATE, arg))
+    return "\n".join(out) + "\n"
+
+
+def emit_routine(routine, sections=None, nested=False):
+    sections = sections or read_template()
     if nested:
-        return c.function("static ", routine, nested_name(routine), body)
-    return c.function("PNMPI_EXPORT ", routine, routine.name, body)
+        return render(sections["nested"], routine)
+    return render(sections["entry_before" if routine.before else "entry"], routine)
 
 
 def nested_name(routine):
@@ -52,10 +79,9 @@ def pending_name(routine):
     return "pnmpi_pending_" + routine.name
 
 
-def emit_pending(routine):
-    body = ["  pnmpi_core_pending(%s);" % routine.id_name]
-    body += c.returning_call(routine, routine.pmpi_name, routine.arg_names())
-    return c.function("static ", routine, pending_name(routine), body)
+def emit_pending(routine, sections=None):
+    sections = sections or read_template()
+    return render(sections["pending"], routine)
 
 
 def emit_initial_tables(api):
@@ -81,9 +107,10 @@ def emit(api):
     if before:
         out.append("\n/* The `before` calls of exceptions.txt. */\n")
         out += ["PNMPI_INTERNAL void %s(void);\n" % f for f in before]
+    sections = read_template()
     for r in api.routines:
         if not r.manual:
-            out += ["\n", emit_pending(r), "\n", emit_routine(r, nested=True), "\n",
-                    emit_routine(r)]
+            out += ["\n", emit_pending(r, sections), "\n",
+                    emit_routine(r, sections, nested=True), "\n", emit_routine(r, sections)]
     out += emit_initial_tables(api)
     return {"pnmpi_stub.c": "".join(out)}

@@ -24,9 +24,10 @@
 #include "config.h"
 #include "elf_image.h"
 #include "error.h"
-#include "install_paths.h"
+#include "layer_plan.h"
 #include "link_stack.h"
 #include "module_loader.h"
+#include "module_path.h"
 #include "pnmpi_routine_ids.h"
 
 // PNMPI_VERSION, PNMPI_MPI_FLAVOR, PNMPI_BINDIR_TO_LIBDIR: defined by tools/CMakeLists.txt.
@@ -138,35 +139,32 @@ struct Report {
   std::string config_path;
   std::string config_source;
   bool parsed = false; ///< the configuration was read without error
-  Config config;
+  LayerPlan plan;      ///< config and files; a layer whose file failed has none
   std::vector<std::string> search_path;
-  std::size_t lib_path_options = 0;      ///< how many of search_path came from -L
-  std::vector<std::string> module_paths; ///< per layer; empty when unresolved
-  std::vector<const ModuleFile *> files; ///< per layer; nullptr when unreadable
-  std::vector<std::unique_ptr<ModuleFile>> owned;
+  std::size_t lib_path_options = 0; ///< how many of search_path came from -L
   LinkStacks stacks;
   std::vector<std::string> errors;
   std::vector<std::string> warnings;
 };
 
 void gather(Report &r, const Options &o) {
-  if (o.config)
-    ::setenv("PNMPI_CONF", o.config->c_str(), 1);
-  if (!o.lib_path.empty()) {
-    std::string joined;
-    for (const std::string &d : o.lib_path)
-      joined += (joined.empty() ? "" : ":") + absolute(d);
-    const char *old = std::getenv("PNMPI_LIB_PATH");
-    if (old != nullptr && *old != '\0')
-      joined += std::string(":") + old;
-    ::setenv("PNMPI_LIB_PATH", joined.c_str(), 1);
-    r.lib_path_options = o.lib_path.size();
-  }
-  r.search_path = effective_module_search_path(install_libdir());
+  SearchPathInputs search;
+  for (const std::string &d : o.lib_path)
+    search.first.push_back(absolute(d));
+  r.lib_path_options = o.lib_path.size();
+  const char *lib_path = std::getenv("PNMPI_LIB_PATH");
+  search.lib_path = lib_path != nullptr && *lib_path != '\0' ? lib_path : nullptr;
+  search.libdir = install_libdir();
+  r.search_path = module_search_path(search);
 
+  ConfigSearch where = ConfigSearch::from_environment();
+  if (o.config) {
+    where.named = o.config->c_str();
+    where.named_by_option = true;
+  }
   std::optional<std::string> path;
   try {
-    path = find_config_file();
+    path = find_config_file(where);
   } catch (const Error &e) {
     r.errors.push_back(e.what());
     return;
@@ -174,69 +172,43 @@ void gather(Report &r, const Options &o) {
   if (!path)
     return;
   r.config_path = *path;
-  const char *env = std::getenv("PNMPI_CONF");
-  r.config_source = o.config                         ? "-c"
-                    : env != nullptr && *env != '\0' ? "$PNMPI_CONF"
-                    : *path == ".pnmpi-conf"         ? "the working directory"
-                                                     : "the home directory";
+  r.config_source = o.config                 ? "-c"
+                    : where.named != nullptr ? "$PNMPI_CONF"
+                    : *path == ".pnmpi-conf" ? "the working directory"
+                                             : "the home directory";
   try {
-    r.config = load_config_file(*path);
+    r.plan = plan_layers(*path, r.search_path,
+                         RoutineIndex(pnmpi_routine_names, PNMPI_NUM_ROUTINES), &r.errors);
   } catch (const Error &e) {
     r.errors.push_back(e.what());
     return;
   }
   r.parsed = true;
-
-  const RoutineIndex routines(pnmpi_routine_names, PNMPI_NUM_ROUTINES);
-  std::map<std::string, const ModuleFile *> by_path;
-  static const ElfImage kNothing;
-  std::vector<LayerView> views;
-  for (const ModuleSpec &spec : r.config.modules) {
-    std::string file_path;
-    const ModuleFile *file = nullptr;
-    try {
-      file_path = resolve_module(spec, r.config, r.search_path);
-      auto it = by_path.find(file_path);
-      if (it != by_path.end()) {
-        file = it->second;
-      } else {
-        r.owned.push_back(read_module_file(file_path, spec, r.config, routines));
-        file = by_path[file_path] = r.owned.back().get();
-      }
-      if (file != nullptr)
-        check_declared_arguments(file->image, spec, r.config);
-    } catch (const Error &e) {
-      r.errors.push_back(e.what());
-      by_path.emplace(file_path, nullptr);
-    }
-    r.module_paths.push_back(file_path);
-    r.files.push_back(file);
-    // A module that could not be read still holds its layer number, wrapping nothing.
-    views.push_back({spec.stack, 0, file != nullptr ? &file->image : &kNothing});
-  }
+  // Nothing is loaded: every address is zero, and the stacks show only their shape.
+  const std::vector<std::uintptr_t> bases(r.plan.layers.size(), 0);
   const std::vector<std::uintptr_t> bottom(PNMPI_NUM_ROUTINES, 0);
-  r.stacks = build_link_stacks(views, PNMPI_NUM_ROUTINES, static_cast<int>(r.config.stacks.size()),
-                               bottom);
+  r.stacks = build_link_stacks(layer_views(r.plan, bases), PNMPI_NUM_ROUTINES,
+                               static_cast<int>(r.plan.config.stacks.size()), bottom);
 
   // Lines that are valid but have no effect: worth a warning, not a failure.
-  std::vector<bool> used(r.config.stacks.size(), false);
-  for (const ModuleSpec &m : r.config.modules)
+  std::vector<bool> used(r.plan.config.stacks.size(), false);
+  for (const ModuleSpec &m : r.plan.config.modules)
     used[static_cast<std::size_t>(m.stack)] = true;
-  for (std::size_t s = 1; s < r.config.stacks.size(); ++s) {
+  for (std::size_t s = 1; s < r.plan.config.stacks.size(); ++s) {
     if (!used[s])
-      r.warnings.push_back(r.config.path + ":" + std::to_string(r.config.stack_lines[s]) +
-                           ": warning: stack '" + r.config.stacks[s] +
+      r.warnings.push_back(r.plan.config.path + ":" + std::to_string(r.plan.config.stack_lines[s]) +
+                           ": warning: stack '" + r.plan.config.stacks[s] +
                            "' has no modules: calls sent into it go straight to MPI");
   }
-  for (std::size_t i = 0; i < r.config.modules.size(); ++i) {
-    const ModuleSpec &m = r.config.modules[i];
-    if (m.pcontrol_line == 0 || r.files[i] == nullptr)
+  for (std::size_t i = 0; i < r.plan.config.modules.size(); ++i) {
+    const ModuleSpec &m = r.plan.config.modules[i];
+    if (m.pcontrol_line == 0 || r.plan.layers[i].file == nullptr)
       continue;
     bool wraps = false;
-    for (const ElfImage::Wrapper &w : r.files[i]->image.wrappers)
+    for (const ElfImage::Wrapper &w : r.plan.layers[i].file->image.wrappers)
       wraps |= w.id == PNMPI_ID_MPI_Pcontrol;
     if (!wraps)
-      r.warnings.push_back(r.config.path + ":" + std::to_string(m.pcontrol_line) +
+      r.warnings.push_back(r.plan.config.path + ":" + std::to_string(m.pcontrol_line) +
                            ": warning: module '" + m.name +
                            "' does not wrap MPI_Pcontrol: 'pcontrol' has no effect");
   }
@@ -246,7 +218,7 @@ void gather(Report &r, const Options &o) {
 std::string chain_text(const Report &r, int stack, unsigned id) {
   std::string line;
   for (const LinkStacks::Entry &e : r.stacks.chains[stack][id])
-    line += r.config.modules[e.layer].name + "[" + std::to_string(e.layer) + "] -> ";
+    line += r.plan.config.modules[e.layer].name + "[" + std::to_string(e.layer) + "] -> ";
   return line + "MPI";
 }
 
@@ -268,15 +240,15 @@ void print_report(const Report &r, const std::optional<unsigned> &only) {
                                           : " (PNMPI_LIB_PATH)\n");
   if (!r.parsed)
     return; // the configuration did not parse: nothing more to show
-  out << "globalpcontrol: " << r.config.pcontrol.describe()
-      << (r.config.pcontrol.line == 0 ? " (default)" : "") << "\n";
+  out << "globalpcontrol: " << r.plan.config.pcontrol.describe()
+      << (r.plan.config.pcontrol.line == 0 ? " (default)" : "") << "\n";
 
   out << "\nmodules:\n";
-  for (std::size_t i = 0; i < r.config.modules.size(); ++i) {
-    const ModuleSpec &m = r.config.modules[i];
+  for (std::size_t i = 0; i < r.plan.config.modules.size(); ++i) {
+    const ModuleSpec &m = r.plan.config.modules[i];
     out << "  [" << i << "] " << m.name << " (line " << m.line << ", stack "
-        << r.config.stacks[m.stack] << ")\n";
-    const ModuleFile *f = r.files[i];
+        << r.plan.config.stacks[m.stack] << ")\n";
+    const ModuleFile *f = r.plan.layers[i].file;
     out << "      file: " << (f != nullptr ? f->path : "(not loadable, see above)") << "\n";
     for (const Argument &a : m.arguments)
       out << "      argument " << a.key << " = " << a.value << " (line " << a.line << ")\n";
@@ -287,7 +259,7 @@ void print_report(const Report &r, const std::optional<unsigned> &only) {
     for (const ElfImage::Wrapper &w : f->image.wrappers)
       pcontrol |= w.id == PNMPI_ID_MPI_Pcontrol;
     if (pcontrol)
-      out << "; MPI_Pcontrol " << (receives_pcontrol(r.config, m) ? "on" : "off");
+      out << "; MPI_Pcontrol " << (receives_pcontrol(r.plan.config, m) ? "on" : "off");
     out << "\n";
     static const char *const kHooks[] = {
         "pnmpi_module_loaded", "PNMPI_RegistrationPoint", "PNMPI_Init",
@@ -305,8 +277,8 @@ void print_report(const Report &r, const std::optional<unsigned> &only) {
   }
 
   out << "\nlink stacks:\n";
-  for (std::size_t s = 0; s < r.config.stacks.size(); ++s) {
-    out << "  stack " << r.config.stacks[s] << ":\n";
+  for (std::size_t s = 0; s < r.plan.config.stacks.size(); ++s) {
+    out << "  stack " << r.plan.config.stacks[s] << ":\n";
     bool any = false;
     for (unsigned id = 0; id < PNMPI_NUM_ROUTINES; ++id) {
       if (only && id != *only)
@@ -351,8 +323,8 @@ int run(int argc, char **argv) {
     if (r.config_path.empty())
       std::cout << "pnmpi-info: no configuration file: nothing to check\n";
     else
-      std::cout << "pnmpi-info: " << r.config_path << ": ok (" << r.config.modules.size()
-                << " module(s), " << r.config.stacks.size() << " stack(s))\n";
+      std::cout << "pnmpi-info: " << r.config_path << ": ok (" << r.plan.config.modules.size()
+                << " module(s), " << r.plan.config.stacks.size() << " stack(s))\n";
   }
   return r.errors.empty() ? 0 : 1;
 }

@@ -359,13 +359,23 @@ std::optional<std::string> file_kind(const std::string &path) {
 
 } // namespace
 
-std::optional<std::string> find_config_file() {
-  if (const char *env = std::getenv("PNMPI_CONF"); env != nullptr && *env != '\0') {
-    const std::optional<std::string> kind = file_kind(env);
+ConfigSearch ConfigSearch::from_environment() {
+  ConfigSearch search;
+  if (const char *env = std::getenv("PNMPI_CONF"); env != nullptr && *env != '\0')
+    search.named = env;
+  search.home = std::getenv("HOME");
+  return search;
+}
+
+std::optional<std::string> find_config_file(const ConfigSearch &search) {
+  if (search.named != nullptr) {
+    const std::optional<std::string> kind = file_kind(search.named);
     if (!kind || !kind->empty())
-      throw Error("PNMPI_CONF is set to '" + shown(env) +
-                  "', which is not a readable file; fix the path or unset PNMPI_CONF");
-    return std::string(env);
+      throw Error(search.named_by_option
+                      ? "-c '" + shown(search.named) + "': not a readable file; fix the path"
+                      : "PNMPI_CONF is set to '" + shown(search.named) +
+                            "', which is not a readable file; fix the path or unset PNMPI_CONF");
+    return std::string(search.named);
   }
   // A .pnmpi-conf that is there but is no file is a mistake to report, not a file to skip:
   // skipping it would silently fall back to another configuration.
@@ -379,8 +389,8 @@ std::optional<std::string> find_config_file() {
   };
   if (candidate(".pnmpi-conf"))
     return std::string(".pnmpi-conf");
-  if (const char *home = std::getenv("HOME"); home != nullptr && *home != '\0') {
-    std::string p = std::string(home) + "/.pnmpi-conf";
+  if (search.home != nullptr && *search.home != '\0') {
+    std::string p = std::string(search.home) + "/.pnmpi-conf";
     if (candidate(p))
       return p;
   }

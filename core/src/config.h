@@ -78,11 +78,24 @@ Config parse_config(std::string_view text, const std::string &path);
 /// pnmpi::Error.
 Config load_config_file(const std::string &path);
 
-/// The configuration file pnmpi uses: $PNMPI_CONF, else ./.pnmpi-conf, else
-/// $HOME/.pnmpi-conf. Returns nullopt when none exists. Throws pnmpi::Error when
-/// PNMPI_CONF names a file that does not exist (the user asked for it explicitly), and when
-/// ./.pnmpi-conf or ~/.pnmpi-conf exists but is not a regular file.
-std::optional<std::string> find_config_file();
+/// Where the configuration is looked for. Nothing here reads the environment: the core
+/// passes from_environment(), pnmpi-info its `-c` option.
+struct ConfigSearch {
+  /// A configuration named explicitly ($PNMPI_CONF or `-c`), or null: it must exist.
+  const char *named = nullptr;
+  /// Whether `named` came from `-c` rather than $PNMPI_CONF (for the message when missing).
+  bool named_by_option = false;
+  /// The home directory ($HOME), or null.
+  const char *home = nullptr;
+  /// $PNMPI_CONF and $HOME, as the core looks.
+  static ConfigSearch from_environment();
+};
+
+/// The configuration file to use: the one named, else ./.pnmpi-conf, else
+/// HOME/.pnmpi-conf. Returns nullopt when none exists. Throws pnmpi::Error when the named
+/// file does not exist (the user asked for it explicitly), and when ./.pnmpi-conf or
+/// ~/.pnmpi-conf exists but is not a regular file.
+std::optional<std::string> find_config_file(const ConfigSearch &search);
 
 /// Whether PNMPI_ALLOW_UNSAFE=1 turns check_trusted() off.
 bool unsafe_allowed();

@@ -8,7 +8,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <dlfcn.h>
-#include <map>
 #include <mpi.h>
 #include <mutex>
 #include <unistd.h>
@@ -16,8 +15,8 @@
 #include "bindings.h"
 #include "dispatch.h"
 #include "error.h"
-#include "install_paths.h"
 #include "log.h"
+#include "module_path.h"
 
 extern "C" {
 __thread int pnmpi_entry_id = -1;
@@ -101,7 +100,7 @@ void Core::load() {
     m_bottom[id] = reinterpret_cast<std::uintptr_t>(pnmpi_pmpi_table[id]);
   m_bottom[PNMPI_ID_MPI_Pcontrol] = reinterpret_cast<std::uintptr_t>(&XMPI_Pcontrol);
 
-  const std::optional<std::string> path = find_config_file();
+  const std::optional<std::string> path = find_config_file(ConfigSearch::from_environment());
   if (!path) {
     debug(1, "no configuration file ($PNMPI_CONF, ./.pnmpi-conf, ~/.pnmpi-conf): no modules, "
              "every MPI call goes straight to MPI");
@@ -109,49 +108,42 @@ void Core::load() {
     m_loaded = true;
     return;
   }
-  m_config = load_config_file(*path);
-  debug(1, "configuration " + *path + ": " + std::to_string(m_config.modules.size()) +
+  SearchPathInputs search;
+  search.lib_path = std::getenv("PNMPI_LIB_PATH");
+  search.libdir = own_library_directory();
+  m_plan = plan_layers(*path, module_search_path(search), Core::routines());
+  const Config &config = m_plan.config;
+  debug(1, "configuration " + *path + ": " + std::to_string(config.modules.size()) +
                " module line(s)");
-
-  const RoutineIndex &routines = Core::routines();
-  m_search_path = effective_module_search_path(own_library_directory());
-  const std::vector<std::string> &search_path = m_search_path;
   if (debug_level() >= 2) {
     std::string dirs;
-    for (const std::string &d : search_path)
+    for (const std::string &d : m_plan.search_path)
       dirs += (dirs.empty() ? "" : ":") + d;
     debug(2, "module search path: " + dirs);
   }
-  std::map<std::string, ModuleFile *> by_path;
+
   CopyDirectory copies;
-  m_layers.reserve(m_config.modules.size());
-  for (const ModuleSpec &spec : m_config.modules) {
-    const std::string file_path = resolve_module(spec, m_config, search_path);
-    ModuleFile *&file = by_path[file_path];
-    if (file == nullptr) {
-      m_files.push_back(read_module_file(file_path, spec, m_config, routines));
-      file = m_files.back().get();
-    }
-    check_declared_arguments(file->image, spec, m_config);
+  std::vector<std::uintptr_t> bases;
+  m_layers.reserve(m_plan.layers.size());
+  for (const PlannedLayer &planned : m_plan.layers) {
     const int index = static_cast<int>(m_layers.size());
-    m_layers.push_back({&spec, load_module_copy(*file, spec, m_config, copies, index)});
-    debug(2, "layer " + std::to_string(m_layers.size() - 1) + ": module '" + spec.name + "' from " +
-                 file_path + " (" + std::to_string(file->image.wrappers.size()) +
-                 " wrappers, copy " + std::to_string(file->loaded) + ")");
+    m_layers.push_back(
+        {planned.spec, load_module_copy(*planned.file, *planned.spec, config, copies, index)});
+    bases.push_back(m_layers.back().module.base);
+    debug(2, "layer " + std::to_string(index) + ": module '" + planned.spec->name + "' from " +
+                 planned.path + " (" + std::to_string(planned.file->image.wrappers.size()) +
+                 " wrappers, copy " + std::to_string(planned.file->loaded) + ")");
   }
 
-  std::vector<LayerView> views;
-  views.reserve(m_layers.size());
-  for (const Layer &layer : m_layers) {
-    views.push_back({layer.spec->stack, layer.module.base, &layer.module.file->image});
+  const std::vector<LayerView> views = layer_views(m_plan, bases);
+  for (const Layer &layer : m_layers)
     for (const ElfImage::Range &r : layer.module.file->image.code)
       m_code.push_back({layer.module.base + r.begin, layer.module.base + r.end,
                         static_cast<int>(&layer - m_layers.data())});
-  }
   std::sort(m_code.begin(), m_code.end(),
             [](const CodeRange &a, const CodeRange &b) { return a.begin < b.begin; });
 
-  m_stacks = build_link_stacks(views, PNMPI_NUM_ROUTINES, static_cast<int>(m_config.stacks.size()),
+  m_stacks = build_link_stacks(views, PNMPI_NUM_ROUTINES, static_cast<int>(config.stacks.size()),
                                m_bottom);
   std::vector<std::uintptr_t> top(PNMPI_NUM_ROUTINES);
   for (unsigned id = 0; id < PNMPI_NUM_ROUTINES; ++id)
@@ -171,8 +163,8 @@ void Core::load() {
   }
 
   // Who receives the application's MPI_Pcontrol, per stack (globalpcontrol, pcontrol).
-  m_pcontrol_receivers.assign(m_config.stacks.size(), {});
-  for (std::size_t s = 0; s < m_config.stacks.size(); ++s)
+  m_pcontrol_receivers.assign(config.stacks.size(), {});
+  for (std::size_t s = 0; s < config.stacks.size(); ++s)
     for (const LinkStacks::Entry &e : m_stacks.chains[s][PNMPI_ID_MPI_Pcontrol])
       if (pcontrol_receives(e.layer))
         m_pcontrol_receivers[s].push_back(e.address);
@@ -182,7 +174,7 @@ void Core::load() {
                       std::chrono::steady_clock::now() - start)
                       .count();
   debug(1, "loaded " + std::to_string(m_layers.size()) + " layer(s) from " +
-               std::to_string(m_files.size()) + " file(s) in " + std::to_string(us) + " us");
+               std::to_string(m_plan.files.size()) + " file(s) in " + std::to_string(us) + " us");
 
   bool unregistration = false;
   for (const Layer &layer : m_layers)
@@ -198,7 +190,7 @@ void Core::load() {
 }
 
 bool Core::pcontrol_receives(int layer) const {
-  return receives_pcontrol(m_config, *m_layers[static_cast<std::size_t>(layer)].spec);
+  return receives_pcontrol(m_plan.config, *m_layers[static_cast<std::size_t>(layer)].spec);
 }
 
 bool Core::call_layer_hook(std::size_t index, const char *name, bool with_handle) {
@@ -293,7 +285,8 @@ void adopt_started_mpi(const std::string &seen) {
   const std::lock_guard<std::mutex> guard(g_load_lock);
   if (g_loaded.load(std::memory_order_relaxed))
     return;
-  const std::optional<std::string> path = pnmpi::find_config_file();
+  const std::optional<std::string> path =
+      pnmpi::find_config_file(pnmpi::ConfigSearch::from_environment());
   const std::size_t modules = path ? pnmpi::load_config_file(*path).modules.size() : 0;
   if (modules == 0) {
     pnmpi::debug(1, "MPI was started without pnmpi's MPI_Init and no module is configured: "

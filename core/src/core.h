@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config.h"
+#include "layer_plan.h"
 #include "link_stack.h"
 #include "module_loader.h"
 
@@ -43,7 +44,7 @@ public:
   static const RoutineIndex &routines();
 
   bool loaded() const { return m_loaded; }
-  const Config &config() const { return m_config; }
+  const Config &config() const { return m_plan.config; }
   const std::vector<Layer> &layers() const { return m_layers; }
   const LinkStacks &stacks() const { return m_stacks; }
   const std::vector<std::uintptr_t> &bottom() const { return m_bottom; }
@@ -52,7 +53,7 @@ public:
   int hook_layer() const { return m_hook_layer; }
 
   /// Where modules were looked for.
-  const std::vector<std::string> &search_path() const { return m_search_path; }
+  const std::vector<std::string> &search_path() const { return m_plan.search_path; }
 
   /// Whether MPI_Pcontrol reaches `layer` (its `pcontrol` line and the global mode).
   bool pcontrol_receives(int layer) const;
@@ -75,8 +76,7 @@ private:
   bool call_layer_hook(std::size_t index, const char *name, bool with_handle);
 
   bool m_loaded = false;
-  Config m_config;
-  std::vector<std::unique_ptr<ModuleFile>> m_files;
+  LayerPlan m_plan;
   std::vector<Layer> m_layers;
   LinkStacks m_stacks;
   std::vector<std::uintptr_t> m_bottom;
@@ -86,7 +86,6 @@ private:
   };
   std::vector<CodeRange> m_code; ///< sorted by begin
   int m_hook_layer = -1;
-  std::vector<std::string> m_search_path;
   std::vector<std::vector<std::uintptr_t>> m_pcontrol_receivers;
 };
 

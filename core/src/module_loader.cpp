@@ -25,10 +25,6 @@
 #error "PNMPI_MPI_SONAME names the MPI library pnmpi is built for (CMake sets it)"
 #endif
 
-#ifndef PNMPI_MODULE_DIR
-#define PNMPI_MODULE_DIR ""
-#endif
-
 namespace pnmpi {
 
 std::string module_context(const ModuleSpec &module, const Config &config) {
@@ -94,81 +90,13 @@ void check_declared_arguments(const ElfImage &image, const ModuleSpec &module,
   }
 }
 
-std::vector<std::string> module_search_path() {
-  std::vector<std::string> dirs;
-  if (const char *env = std::getenv("PNMPI_LIB_PATH")) {
-    std::string s(env);
-    std::size_t pos = 0;
-    while (pos <= s.size()) {
-      std::size_t end = s.find(':', pos);
-      if (end == std::string::npos)
-        end = s.size();
-      // An empty element (`a::b`, a leading or trailing ':') is ignored: it never means
-      // the working directory, as it would for PATH.
-      if (end > pos)
-        dirs.push_back(s.substr(pos, end - pos));
-      pos = end + 1;
-    }
-  }
-  if (*PNMPI_MODULE_DIR != '\0')
-    dirs.emplace_back(PNMPI_MODULE_DIR);
-  return dirs;
-}
-
 namespace {
-
-bool is_regular_file(const std::string &path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
 
 /// An MPI library defines hundreds of PMPI_ routines, a converted tool none; a few allow
 /// for a tool that defines a helper of that name.
 constexpr std::size_t kMpiLibraryPmpiDefinitions = 8;
 
-bool ends_with(const std::string &s, const char *suffix) {
-  const std::size_t n = std::strlen(suffix);
-  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
-}
-
 } // namespace
-
-std::string resolve_module(const ModuleSpec &module, const Config &config,
-                           const std::vector<std::string> &search_path) {
-  if (module.name.find('/') != std::string::npos) {
-    struct stat st;
-    if (::stat(module.name.c_str(), &st) != 0)
-      throw Error(module_context(module, config) + ": no such file " + shown(module.name));
-    if (S_ISDIR(st.st_mode))
-      throw Error(module_context(module, config) + ": " + shown(module.name) +
-                  " is a directory, not a module file");
-    if (!S_ISREG(st.st_mode))
-      throw Error(module_context(module, config) + ": " + shown(module.name) +
-                  " is not a regular file, so it cannot be a module");
-    return module.name;
-  }
-  std::vector<std::string> candidates;
-  if (ends_with(module.name, ".so"))
-    candidates.push_back(module.name);
-  else
-    candidates = {module.name + ".so", "lib" + module.name + ".so"};
-  for (const std::string &dir : search_path)
-    for (const std::string &file : candidates) {
-      const std::string path = dir + "/" + file;
-      if (is_regular_file(path))
-        return path;
-    }
-  std::string tried;
-  for (const std::string &file : candidates)
-    tried += (tried.empty() ? "" : " or ") + shown(file);
-  std::string where;
-  for (const std::string &dir : search_path)
-    where += (where.empty() ? "" : ", ") + shown(dir);
-  throw Error(module_context(module, config) + " not found: no " + tried + " in " +
-              (where.empty() ? std::string("any directory (PNMPI_LIB_PATH is not set)")
-                             : where + " (PNMPI_LIB_PATH, then the install's module directory)") +
-              "; add the directory that holds it to PNMPI_LIB_PATH");
-}
 
 namespace {
 /// Far more than any PMPI tool (the largest shared objects of a system are a few hundred MB).

@@ -32,16 +32,6 @@ struct LoadedModule {
   std::uintptr_t base; ///< add to the file's link-time addresses (ElfImage) to reach this copy
 };
 
-/// Where modules are looked for: the PNMPI_LIB_PATH directories in order, then the
-/// install's own module directory.
-std::vector<std::string> module_search_path();
-
-/// Finds the file for `module` (NAME.so or libNAME.so in each directory, or the path as
-/// given when it contains a '/'). Throws pnmpi::Error naming the config line and every
-/// place searched.
-std::string resolve_module(const ModuleSpec &module, const Config &config,
-                           const std::vector<std::string> &search_path);
-
 /// Reads and checks a module file: it must be a converted PMPI tool for this MPI. Throws
 /// pnmpi::Error naming the config line.
 std::unique_ptr<ModuleFile> read_module_file(const std::string &path, const ModuleSpec &module,

@@ -159,6 +159,11 @@ TEST(Info, FindsTheConfigAsTheCoreDoes) {
   EXPECT_EQ(missing.exit_code, 1) << describe(missing);
   EXPECT_EQ(missing.err, "pnmpi-info: PNMPI_CONF is set to '/nonexistent/pnmpi.conf', which is "
                          "not a readable file; fix the path or unset PNMPI_CONF\n");
+  // -c names the file itself: the message says so, and PNMPI_CONF is not consulted.
+  const RunResult option = info({"-c", "/nonexistent/c.conf"}, {{"PNMPI_CONF", "/elsewhere"}});
+  EXPECT_EQ(option.exit_code, 1) << describe(option);
+  EXPECT_EQ(option.err,
+            "pnmpi-info: -c '/nonexistent/c.conf': not a readable file; fix the path\n");
 }
 
 TEST(Info, LibPathOptionComesBeforeTheEnvironment) {

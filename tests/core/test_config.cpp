@@ -198,20 +198,20 @@ protected:
 };
 
 TEST_F(ConfigDiscovery, OrderIsEnvThenCwdThenHome) {
-  EXPECT_EQ(find_config_file(), std::nullopt);
+  EXPECT_EQ(find_config_file(ConfigSearch::from_environment()), std::nullopt);
   touch(m_dir + "/home/.pnmpi-conf");
-  EXPECT_EQ(find_config_file(), m_dir + "/home/.pnmpi-conf");
+  EXPECT_EQ(find_config_file(ConfigSearch::from_environment()), m_dir + "/home/.pnmpi-conf");
   touch(".pnmpi-conf");
-  EXPECT_EQ(find_config_file(), ".pnmpi-conf");
+  EXPECT_EQ(find_config_file(ConfigSearch::from_environment()), ".pnmpi-conf");
   touch(m_dir + "/explicit.conf");
   ::setenv("PNMPI_CONF", (m_dir + "/explicit.conf").c_str(), 1);
-  EXPECT_EQ(find_config_file(), m_dir + "/explicit.conf");
+  EXPECT_EQ(find_config_file(ConfigSearch::from_environment()), m_dir + "/explicit.conf");
 }
 
 TEST_F(ConfigDiscovery, MissingFileNamedByEnvIsAnError) {
   ::setenv("PNMPI_CONF", "/nonexistent/x.conf", 1);
   try {
-    find_config_file();
+    find_config_file(ConfigSearch::from_environment());
     FAIL() << "expected an error";
   } catch (const Error &e) {
     EXPECT_STREQ(e.what(), "PNMPI_CONF is set to '/nonexistent/x.conf', which is not a "
@@ -235,7 +235,7 @@ TEST_F(ConfigDiscovery, ADotConfThatIsNoFileIsAnError) {
   ::mkdir(".pnmpi-conf", 0755);
   touch(m_dir + "/home/.pnmpi-conf");
   try {
-    find_config_file();
+    find_config_file(ConfigSearch::from_environment());
     FAIL() << "expected an error";
   } catch (const Error &e) {
     EXPECT_STREQ(e.what(), ".pnmpi-conf: is a directory, not a configuration file; remove or "
@@ -245,7 +245,7 @@ TEST_F(ConfigDiscovery, ADotConfThatIsNoFileIsAnError) {
   ::unlink((m_dir + "/home/.pnmpi-conf").c_str());
   ::mkdir((m_dir + "/home/.pnmpi-conf").c_str(), 0755);
   try {
-    find_config_file();
+    find_config_file(ConfigSearch::from_environment());
     FAIL() << "expected an error";
   } catch (const Error &e) {
     EXPECT_EQ(std::string(e.what()),

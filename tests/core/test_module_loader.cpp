@@ -17,6 +17,7 @@
 
 #include "error.h"
 #include "module_loader.h"
+#include "module_path.h"
 #include "pnmpi_routine_ids.h"
 
 namespace pnmpi {
@@ -115,17 +116,6 @@ TEST_F(Resolve, AHugeNameMakesAShortMessage) {
     const std::string cut = name.substr(0, 200) + "... (100001 bytes)";
     EXPECT_EQ(std::string(e.what()), "site.conf:7: module '" + cut + "': no such file " + cut);
   }
-}
-
-TEST(SearchPath, EmptyElementsAreIgnoredNeverTheWorkingDirectory) {
-  ::setenv("PNMPI_LIB_PATH", ":/a::/b:", 1);
-  std::vector<std::string> dirs = module_search_path();
-  ::unsetenv("PNMPI_LIB_PATH");
-  ASSERT_GE(dirs.size(), 2u);
-  EXPECT_EQ(dirs[0], "/a");
-  EXPECT_EQ(dirs[1], "/b");
-  for (const std::string &d : dirs)
-    EXPECT_FALSE(d.empty() || d == ".") << d;
 }
 
 TEST_F(Resolve, TheMpiLibraryIsNoModule) {

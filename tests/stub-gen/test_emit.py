@@ -30,11 +30,23 @@ PNMPI_EXPORT int MPI_Fake(void)
   pnmpi_note_entry(PNMPI_ID_MPI_Fake);
   first();
   second();
-  if (pnmpi_routine_wrapped(PNMPI_ID_MPI_Fake))
+  if (pnmpi_routine_wrapped(PNMPI_ID_MPI_Fake)) {
     return ((pnmpi_fn_MPI_Fake)pnmpi_head[PNMPI_ID_MPI_Fake])();
+  }
   return PMPI_Fake();
 }
 """)
+
+    def test_the_template_has_every_section_and_no_documentation_in_them(self):
+        sections = emit_stub.read_template()
+        self.assertEqual(sorted(sections), ["entry", "entry_before", "nested", "pending"])
+        for name, lines in sections.items():
+            self.assertTrue(lines and lines[0].startswith("{{define "), name)
+            self.assertFalse([l for l in lines if l.startswith("//")], name)
+
+    def test_an_unknown_call_in_the_template_is_an_error(self):
+        with self.assertRaisesRegex(ValueError, r"unknown call \{\{return elsewhere\}\}"):
+            emit_stub.render(["  {{return elsewhere}}"], routine("int", "MPI_Fake"))
 
     def test_void_return_still_tail_calls(self):
         r = routine("void", "MPI_Fake", ("int stack", "stack"), ("int next", "next"))
