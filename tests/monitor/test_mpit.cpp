@@ -83,7 +83,13 @@ TEST(MonitorMpit, EveryCallWindowsSessionsCommunicatorsAndErrorCodes) {
 TEST(MonitorMpit, TheMpisOwnVariablesStillWork) {
   const RunResult r = run_app("native", 2, scratch(""));
   expect_all_ranks_ok(r, "native", 2);
-  EXPECT_EQ(lines_with(r.out, "native: read ").size(), 1u) << describe(r);
+  // Debian's MPICH has no pvars of its own (it is built without them): its control
+  // variables stand in; Open MPI has both.
+  const bool mpich = std::string(PNMPI_TEST_MPI_FLAVOR) == "mpich";
+  EXPECT_EQ(lines_with(r.out, "native: read pvar ").size(), mpich ? 0u : 1u) << describe(r);
+  EXPECT_EQ(lines_with(r.out, "native: the MPI has no pvars of its own").size(), mpich ? 1u : 0u)
+      << describe(r);
+  EXPECT_EQ(lines_with(r.out, "native: read cvar ").size(), 1u) << describe(r);
 }
 
 // ---- ompi_monitoring_prof.so --------------------------------------------------------------
