@@ -2,7 +2,7 @@
 # Copyright (c) 2026 the pnmpi authors
 """pnmpi_stub.c: the MPI_X entry points of libpnmpi.so.
 
-Their shape is written once, in C, in templates/stub_routine.c, which explains the fast
+Their shape is written once, in C, in templates/stub_routine.c.in, which explains the fast
 path; this file fills it in per routine and adds the initial dispatch tables.
 
 Until the core is loaded every routine's bit is set and its head is its pending function;
@@ -17,7 +17,7 @@ import re
 import emit_common as c
 
 TEMPLATE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates",
-                        "stub_routine.c")
+                        "stub_routine.c.in")
 
 
 @functools.lru_cache(maxsize=None)

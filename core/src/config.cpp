@@ -141,7 +141,7 @@ public:
   }
 
   [[noreturn]] void fail(const std::string &message) const {
-    throw Error(m_path + ":" + std::to_string(m_line) + ": " + message);
+    throw Error(where(m_path, m_line) + ": " + message);
   }
 
 private:
@@ -319,12 +319,12 @@ Config parse_config(std::string_view text, const std::string &path) {
     pos = end + 1;
     ++line_no;
     if (line.find('\0') != std::string_view::npos)
-      throw Error(path + ":" + std::to_string(line_no) +
+      throw Error(where(path, line_no) +
                   ": NUL byte in the configuration: this is not a text file");
     std::string error;
     const std::vector<std::string_view> w = words_of(line, error);
     if (!error.empty())
-      throw Error(path + ":" + std::to_string(line_no) + ": " + error);
+      throw Error(where(path, line_no) + ": " + error);
     if (!w.empty())
       parser.line(line_no, w);
   }

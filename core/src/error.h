@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace pnmpi {
 
@@ -14,5 +15,18 @@ class Error : public std::runtime_error {
 public:
   explicit Error(const std::string &message) : std::runtime_error(message) {}
 };
+
+/// `FILE:LINE`: the start of every message about a line of a file. The one place this
+/// prefix (and the module one below) is spelt; `file` is passed as the message should show
+/// it (shown() when it may be huge).
+inline std::string where(std::string_view file, int line) {
+  return std::string(file) + ":" + std::to_string(line);
+}
+
+/// `FILE:LINE: module 'NAME'`: the start of every message about a module's line (its
+/// `module` line or one of its `argument` lines).
+inline std::string where(std::string_view file, int line, std::string_view module) {
+  return where(file, line) + ": module '" + std::string(module) + "'";
+}
 
 } // namespace pnmpi

@@ -16,6 +16,7 @@
 #include "arguments.h"
 #include "core.h"
 #include "log.h"
+#include "values.h"
 
 using pnmpi::Core;
 
@@ -228,11 +229,18 @@ PNMPI_status_t pnmpi_argument_choice(PNMPI_modHandle_t module, const char *name,
   if (choices == nullptr || choices[0] == nullptr)
     return PNMPI_BADARG;
   return read_typed<int>(module, name, flags, index, [&](const std::string &text, int &v) {
-    std::vector<std::string> words;
-    for (const char *const *c = choices; *c != nullptr; ++c)
-      words.emplace_back(*c);
-    return pnmpi::parse_choice(text, words, v);
+    return pnmpi::parse_choice(text, pnmpi::choice_words(choices), v);
   });
+}
+
+PNMPI_status_t pnmpi_argument_flags(PNMPI_modHandle_t module, const char *name, int flags,
+                                    const pnmpi_flag_t *words, unsigned *value) {
+  if (words == nullptr || words[0].word == nullptr)
+    return PNMPI_BADARG;
+  return read_typed<unsigned>(module, name, flags, value,
+                              [&](const std::string &text, unsigned &v) {
+                                return pnmpi::parse_flags(text, pnmpi::flag_words(words), v);
+                              });
 }
 
 PNMPI_status_t pnmpi_argument_string(PNMPI_modHandle_t module, const char *name, int flags,
@@ -242,6 +250,8 @@ PNMPI_status_t pnmpi_argument_string(PNMPI_modHandle_t module, const char *name,
     const PNMPI_status_t found = typed_argument(module, name, flags, value, &arg);
     if (found != PNMPI_SUCCESS)
       return found;
+    if (auto problem = pnmpi::parse_string(arg->value, (flags & PNMPI_ARG_NONEMPTY) != 0))
+      return malformed(module, *arg, *problem);
     *value = arg->value.c_str();
     return PNMPI_SUCCESS;
   });

@@ -535,11 +535,13 @@ extern "C" {
 PNMPI_MODULE_ARGUMENTS(PNMPI_MONITOR_ARGUMENT_KEYS);
 
 PNMPI_EXPORT void PNMPI_RegistrationPoint(void) {
-  const Lookup config = [](const char *name) { return PNMPI_Service_GetArgumentSelf(name); };
+  PNMPI_modHandle_t self = PNMPI_MODHANDLE_NULL;
+  PNMPI_Service_GetModuleSelf(&self); // on failure the readers say PNMPI_NOMODULE
   const Lookup environment = [](const char *name) -> const char * { return std::getenv(name); };
   std::string error;
-  if (!parse_options(config, environment, g.options, error)) {
-    report_error(error);
+  if (!read_options(self, environment, g.options, error)) {
+    if (!error.empty()) // else the core has printed it
+      report_error(error);
     _exit(1);
   }
   RoutineId::resolve_all();

@@ -1,99 +1,100 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Copyright (c) 2026 the pnmpi authors
 
+// The monitor reads its settings through the public module API, as a third-party module
+// would: nothing here parses a value. An environment override is parsed by the core's
+// pnmpi_parse_* (the parser behind pnmpi_argument_*), so both sources accept exactly the
+// same values; the monitor only names the source in its message, as only it knows it.
+
 #include "options.h"
 
 #include <cctype>
-#include <cerrno>
-#include <cstdlib>
-#include <vector>
-
-#include "output_format.h"
 
 namespace pnmpi::monitor {
 
 namespace {
 
-std::vector<std::string> split_list(const std::string &value) {
-  std::vector<std::string> items;
-  std::string item;
-  for (char c : value) {
-    if (c == ',') {
-      items.push_back(item);
-      item.clear();
-    } else if (!std::isspace(static_cast<unsigned char>(c))) {
-      item += c;
+const pnmpi_flag_t kRecordWords[] = {{"p2p", kRecordP2P}, {"coll", kRecordColl},
+                                     {"osc", kRecordOsc}, {"all", kRecordAll},
+                                     {"none", 0},         {nullptr, 0}};
+
+enum FileBits : unsigned { kFilesPerRank = 1u, kFilesGathered = 2u };
+const pnmpi_flag_t kFilesWords[] = {
+    {"per-rank", kFilesPerRank}, {"gathered", kFilesGathered}, {"none", 0}, {nullptr, 0}};
+
+/// Reads settings one after another from their two sources: each typed method pairs a
+/// pnmpi_argument_* reader with its pnmpi_parse_* twin.
+class Reader {
+public:
+  Reader(PNMPI_modHandle_t self, const Lookup &environment, std::string &error)
+      : m_self(self), m_environment(environment), m_error(error) {}
+
+  bool flags(const char *name, const pnmpi_flag_t *words, unsigned &value) {
+    return read(
+        name, [&] { return pnmpi_argument_flags(m_self, name, kOptional, words, &value); },
+        [&](const char *text, char *problem, size_t size) {
+          return pnmpi_parse_flags(text, words, &value, problem, size);
+        });
+  }
+
+  bool whole(const char *name, long min, long max, long &value) {
+    return read(
+        name, [&] { return pnmpi_argument_long(m_self, name, kOptional, min, max, &value); },
+        [&](const char *text, char *problem, size_t size) {
+          return pnmpi_parse_long(text, min, max, &value, problem, size);
+        });
+  }
+
+  bool on_off(const char *name, int &value) {
+    return read(
+        name, [&] { return pnmpi_argument_bool(m_self, name, kOptional, &value); },
+        [&](const char *text, char *problem, size_t size) {
+          return pnmpi_parse_bool(text, &value, problem, size);
+        });
+  }
+
+  bool nonempty_text(const char *name, const char *&value) {
+    constexpr int flags = kOptional | PNMPI_ARG_NONEMPTY;
+    return read(
+        name, [&] { return pnmpi_argument_string(m_self, name, flags, &value); },
+        [&](const char *text, char *problem, size_t size) {
+          return pnmpi_parse_string(text, flags, &value, problem, size);
+        });
+  }
+
+private:
+  static constexpr int kOptional = PNMPI_ARG_OPTIONAL;
+
+  /// `from_config()` reads the argument line; `from_text(text, problem, size)` parses the
+  /// variable's value instead when the variable is set.
+  template <class FromConfig, class FromText>
+  bool read(const char *name, FromConfig &&from_config, FromText &&from_text) {
+    const std::string var = env_name(name);
+    if (const char *text = m_environment ? m_environment(var.c_str()) : nullptr) {
+      // Ample for any message but a huge value's, which is cut.
+      char problem[1024];
+      const PNMPI_status_t status = from_text(text, problem, sizeof problem);
+      if (status == PNMPI_SUCCESS)
+        return true;
+      m_error = "environment variable " + var + " " +
+                (status == PNMPI_BADARG ? std::string(problem)
+                                        : std::string(PNMPI_Service_StatusString(status)));
+      return false;
     }
-  }
-  items.push_back(item);
-  return items;
-}
-
-bool parse_record(const std::string &value, unsigned &bits) {
-  unsigned result = 0;
-  bool none = false;
-  for (const std::string &item : split_list(value)) {
-    if (item == "p2p")
-      result |= kRecordP2P;
-    else if (item == "coll")
-      result |= kRecordColl;
-    else if (item == "osc")
-      result |= kRecordOsc;
-    else if (item == "all")
-      result |= kRecordAll;
-    else if (item == "none")
-      none = true;
-    else
-      return false;
-  }
-  if (none && result != 0)
+    const PNMPI_status_t status = from_config();
+    if (status == PNMPI_SUCCESS || status == PNMPI_NOARG)
+      return true;
+    // PNMPI_BADARG: the core has printed the message, naming the argument's line.
+    if (status != PNMPI_BADARG)
+      m_error =
+          std::string("cannot read argument '") + name + "': " + PNMPI_Service_StatusString(status);
     return false;
-  bits = result;
-  return true;
-}
-
-bool parse_files(const std::string &value, bool &per_rank, bool &gathered) {
-  bool p = false, g = false, none = false;
-  for (const std::string &item : split_list(value)) {
-    if (item == "per-rank")
-      p = true;
-    else if (item == "gathered")
-      g = true;
-    else if (item == "none")
-      none = true;
-    else
-      return false;
   }
-  if (none && (p || g))
-    return false;
-  per_rank = p;
-  gathered = g;
-  return true;
-}
 
-bool parse_switch(const std::string &value, bool &on) {
-  if (value == "on" || value == "yes" || value == "true" || value == "1") {
-    on = true;
-    return true;
-  }
-  if (value == "off" || value == "no" || value == "false" || value == "0") {
-    on = false;
-    return true;
-  }
-  return false;
-}
-
-bool parse_int(const std::string &value, long lo, long hi, int &out) {
-  if (value.empty())
-    return false;
-  char *end = nullptr;
-  errno = 0;
-  const long v = std::strtol(value.c_str(), &end, 10);
-  if (errno != 0 || *end != '\0' || v < lo || v > hi)
-    return false;
-  out = static_cast<int>(v);
-  return true;
-}
+  PNMPI_modHandle_t m_self;
+  const Lookup &m_environment;
+  std::string &m_error;
+};
 
 } // namespace
 
@@ -104,48 +105,33 @@ std::string env_name(const std::string &name) {
   return env;
 }
 
-bool parse_options(const Lookup &config, const Lookup &environment, Options &out,
-                   std::string &error) {
+bool read_options(PNMPI_modHandle_t self, const Lookup &environment, Options &out,
+                  std::string &error) {
+  error.clear();
   Options o;
-  struct Rule {
-    const char *name;
-    const char *expects;
-    std::function<bool(const std::string &)> apply;
-  };
-  const Rule rules[] = {
-      {"record", "a comma-separated list of p2p, coll, osc, or all or none",
-       [&](const std::string &v) { return parse_record(v, o.record); }},
-      {"output", "a non-empty path prefix",
-       [&](const std::string &v) {
-         o.output = v;
-         return !v.empty();
-       }},
-      {"files", "a comma-separated list of per-rank, gathered, or none",
-       [&](const std::string &v) { return parse_files(v, o.per_rank, o.gathered); }},
-      {"histograms", "on or off",
-       [&](const std::string &v) { return parse_switch(v, o.histograms); }},
-      {"summary", "on or off", [&](const std::string &v) { return parse_switch(v, o.summary); }},
-      {"top", "a whole number from 0 to 100",
-       [&](const std::string &v) { return parse_int(v, 0, 100, o.top); }},
-      {"max-sessions", "a whole number from 1 to 1000000",
-       [&](const std::string &v) { return parse_int(v, 1, 1000000, o.max_sessions); }},
-      {"gather-round-bytes", "a whole number from 1 to 2147483647",
-       [&](const std::string &v) { return parse_int(v, 1, 2147483647, o.gather_round_bytes); }},
-  };
-  for (const Rule &rule : rules) {
-    const std::string var = env_name(rule.name);
-    const char *from_env = environment ? environment(var.c_str()) : nullptr;
-    const char *from_config = config ? config(rule.name) : nullptr;
-    const char *value = from_env != nullptr ? from_env : from_config;
-    if (value == nullptr)
-      continue;
-    if (!rule.apply(value)) {
-      error = (from_env != nullptr ? "environment variable " + var
-                                   : std::string("argument '") + rule.name + "'") +
-              " must be " + rule.expects + ", not '" + escape_name(value) + "'";
-      return false;
-    }
-  }
+  unsigned files = (o.per_rank ? kFilesPerRank : 0u) | (o.gathered ? kFilesGathered : 0u);
+  const char *output = nullptr;
+  int histograms = o.histograms, summary = o.summary;
+  long top = o.top, max_sessions = o.max_sessions, gather_round_bytes = o.gather_round_bytes;
+  Reader read(self, environment, error);
+  const bool ok = read.flags("record", kRecordWords, o.record) &&
+                  read.nonempty_text("output", output) && read.flags("files", kFilesWords, files) &&
+                  read.on_off("histograms", histograms) && read.on_off("summary", summary) &&
+                  read.whole("top", 0, 100, top) &&
+                  read.whole("max-sessions", 1, 1000000, max_sessions) &&
+                  read.whole("gather-round-bytes", 1, 2147483647, gather_round_bytes);
+  if (!ok)
+    return false;
+  if (output != nullptr)
+    o.output = output;
+  o.per_rank = (files & kFilesPerRank) != 0;
+  o.gathered = (files & kFilesGathered) != 0;
+  o.histograms = histograms != 0;
+  o.summary = summary != 0;
+  // The readers' ranges fit an int.
+  o.top = static_cast<int>(top);
+  o.max_sessions = static_cast<int>(max_sessions);
+  o.gather_round_bytes = static_cast<int>(gather_round_bytes);
   out = o;
   return true;
 }

@@ -2,6 +2,8 @@
 // Copyright (c) 2026 the pnmpi authors
 #pragma once
 
+#include <pnmpi/pnmpi.h>
+
 #include <functional>
 #include <string>
 
@@ -36,18 +38,21 @@ struct Options {
 #define PNMPI_MONITOR_ARGUMENT_KEYS                                                                \
   "record output files histograms summary top max-sessions gather-round-bytes"
 
-/// Looks up a raw value by argument name (config) or by variable name (environment);
-/// returns nullptr when it is absent.
+/// Looks up an environment variable by name; returns nullptr when it is not set.
 using Lookup = std::function<const char *(const char *)>;
 
 /// The environment variable that overrides argument `name`.
 std::string env_name(const std::string &name);
 
-/// Fills `out` from the config arguments and their environment overrides. On a malformed
-/// value returns false and sets `error` to the message that follows the
-/// `pnmpi: module 'monitor': ` prefix, naming the argument or the variable and the value
-/// (escaped as escape_name() does: a value cannot add a line to the message).
-bool parse_options(const Lookup &config, const Lookup &environment, Options &out,
-                   std::string &error);
+/// Fills `out` with the settings of monitor layer `self`, as any module reads its arguments:
+/// each from its `argument` line through the core's typed readers (pnmpi_argument_*), or,
+/// when its environment variable is set, from that variable with the same parser
+/// (pnmpi_parse_*); the variable then replaces the argument, which is not read at all.
+/// Returns false on a malformed value and leaves `out` as it was. For an argument the core
+/// has printed the message (with its FILE:LINE) and `error` is empty; for a variable,
+/// `error` is the message that follows the `pnmpi: module 'monitor': ` prefix, naming the
+/// variable and its value (escaped: a value cannot add a line to the message).
+bool read_options(PNMPI_modHandle_t self, const Lookup &environment, Options &out,
+                  std::string &error);
 
 } // namespace pnmpi::monitor

@@ -12,6 +12,7 @@
 
 #include "elf_image.h"
 #include "error.h"
+#include "error_of.h"
 
 namespace pnmpi {
 namespace {
@@ -27,12 +28,7 @@ std::vector<unsigned char> read_file(const std::string &path) {
 const std::string kDelay = std::string(PNMPI_TEST_MODULE_BUILD_DIR) + "/delay.so";
 
 std::string error_of(const std::vector<unsigned char> &bytes) {
-  try {
-    read_elf_image(bytes, "f.so", kRoutines);
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "(no error)";
+  return test::error_of([&] { read_elf_image(bytes, "f.so", kRoutines); });
 }
 
 TEST(RoutineIndex, FindsByName) {

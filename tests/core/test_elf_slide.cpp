@@ -14,6 +14,7 @@
 #include "elf_image.h"
 #include "elf_slide.h"
 #include "error.h"
+#include "pnmpi_test_config.h"
 
 namespace pnmpi {
 namespace {

@@ -16,12 +16,16 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "error_of.h"
 #include "module_loader.h"
 #include "module_path.h"
 #include "pnmpi_routine_ids.h"
+#include "pnmpi_test_config.h"
 
 namespace pnmpi {
 namespace {
+
+using test::error_of;
 
 class Resolve : public ::testing::Test {
 protected:
@@ -156,16 +160,6 @@ TEST_F(Resolve, AModuleInAnOpenDirectoryIsRefused) {
                                          open + "', or set PNMPI_ALLOW_UNSAFE=1 to accept it");
   }
   ::chmod(open.c_str(), 0755);
-}
-
-/// The message of the Error `body` throws, or "(no error)".
-std::string error_of(const std::function<void()> &body) {
-  try {
-    body();
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 /// Runs `body` in a child process and returns what error_of(body) says there. As root, the

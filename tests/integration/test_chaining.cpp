@@ -29,11 +29,8 @@ RunResult run_with(const std::string &conf, std::vector<std::string> program, in
   job.program = std::move(program);
   job.env = std::move(env);
   job.env["PNMPI_LIB_PATH"] = kLibPath;
-  if (!conf.empty()) {
-    const auto *info = ::testing::UnitTest::GetInstance()->current_test_info();
-    job.env["PNMPI_CONF"] =
-        write_temp_file(std::string(info->test_suite_name()) + "." + info->name() + ".conf", conf);
-  }
+  if (!conf.empty())
+    job.env["PNMPI_CONF"] = test_conf_file(conf);
   return run_mpi(job);
 }
 
@@ -143,83 +140,6 @@ TEST(Threads, EveryLayerCountsEveryCallExactly) {
   EXPECT_EQ(lines_with(r.out, "data ok").size(), 2u) << r.out;
 }
 
-/// The value of `key=` in a run's output, or -1.
-double value_of(const RunResult &r, const std::string &key) {
-  std::smatch m;
-  const std::regex re(key + "=([0-9.]+)");
-  if (!std::regex_search(r.out, m, re))
-    return -1;
-  return std::stod(m[1]);
-}
-
-TEST(Delay, EachLayerAddsItsDelayToEverySend) {
-  // k layers of d microseconds: every send takes at least k*d, and the quickest call of a
-  // run (an eager 8-byte send returns without waiting for the receiver; the minimum skips
-  // calls a busy machine preempted) at most a little more, which catches a delay applied
-  // twice. All within one run: no comparison with another run's timing.
-  constexpr int kDelay = 250;
-  const RunResult base = run_with("", {app("pingpong_app"), "100"});
-  ASSERT_EQ(base.exit_code, 0) << describe(base);
-  EXPECT_LT(value_of(base, "send_min_us"), 50) << base.out;
-  for (int k : {1, 3}) {
-    std::string conf;
-    for (int i = 0; i < k; ++i)
-      conf += "module delay\nargument delay-us " + std::to_string(kDelay) + "\n";
-    const RunResult r = run_with(conf, {app("pingpong_app"), "100"});
-    ASSERT_EQ(r.exit_code, 0) << describe(r);
-    const double send = value_of(r, "send_min_us");
-    EXPECT_GE(send, 0.99 * k * kDelay) << k << " layers\n" << r.out;
-    EXPECT_LE(send, 1.2 * k * kDelay + 20) << k << " layers\n" << r.out;
-  }
-}
-
-// Every kind of send is delayed, once: blocking, nonblocking, Sendrecv, persistent at
-// MPI_Start and MPI_Startall; a persistent receive is not, even when it reuses the handle
-// of a freed persistent send.
-TEST(Delay, DelaysEverySendKindOnce) {
-  constexpr int kDelay = 200;
-  const RunResult r = run_with("module delay\nargument delay-us " + std::to_string(kDelay) + "\n",
-                               {app("delay_app"), "30"});
-  ASSERT_EQ(r.exit_code, 0) << describe(r);
-  for (const char *kind : {"send", "isend", "sendrecv", "start_send", "startall"}) {
-    const double us = value_of(r, std::string(kind) + "_us");
-    EXPECT_GE(us, 0.99 * kDelay) << kind << "\n" << r.out;
-    if (std::string(kind) != "sendrecv") { // Sendrecv also waits for the delayed partner
-      EXPECT_LE(us, 1.2 * kDelay + 20) << kind << "\n" << r.out;
-    }
-  }
-  const double start_recv = value_of(r, "start_recv_us");
-  ASSERT_GE(start_recv, 0) << r.out;
-  EXPECT_LT(start_recv, 0.5 * kDelay) << "reused=" << value_of(r, "reused") << "\n" << r.out;
-}
-
-TEST(Delay, RejectsAMalformedDelay) {
-  const RunResult r = run_with("module delay\nargument delay-us soon\n", {app("order_app")});
-  EXPECT_NE(r.exit_code, 0) << describe(r);
-  EXPECT_FALSE(r.timed_out);
-  // Read through the core's typed reader: the message names the config file and line.
-  EXPECT_FALSE(lines_with(r.err, ".conf:2: module 'delay': argument 'delay-us' must be a whole "
-                                 "number from 0 to 60000000, not 'soon'")
-                   .empty())
-      << r.err;
-}
-
-TEST(Delay, AMisspeltArgumentStopsTheJob) {
-  const RunResult r = run_with("module delay\nargument delay_us 200000\n", {app("order_app")});
-  EXPECT_NE(r.exit_code, 0) << describe(r);
-  EXPECT_FALSE(r.timed_out);
-  EXPECT_FALSE(lines_with(r.err, ".conf:2: module 'delay' takes no argument 'delay_us' (it takes "
-                                 "delay-us); check the spelling")
-                   .empty())
-      << r.err;
-}
-
-TEST(Delay, TakesAHexadecimalDelay) {
-  const RunResult r = run_with("module delay\nargument delay-us 0xc8\n", {app("delay_app"), "10"});
-  ASSERT_EQ(r.exit_code, 0) << describe(r);
-  EXPECT_GE(value_of(r, "send_us"), 0.99 * 200) << r.out;
-}
-
 TEST(Config, ExampleFileLoads) {
   MpiJob job;
   job.program = {app("order_app")};
@@ -238,9 +158,7 @@ void expect_stops_with(const std::string &conf, const std::string &message) {
   MpiJob job;
   job.program = {app("order_app")};
   job.env["PNMPI_LIB_PATH"] = kLibPath;
-  const auto *info = ::testing::UnitTest::GetInstance()->current_test_info();
-  job.env["PNMPI_CONF"] =
-      write_temp_file(std::string(info->test_suite_name()) + "." + info->name() + ".conf", conf);
+  job.env["PNMPI_CONF"] = test_conf_file(conf);
   const RunResult r = run_mpi(job);
   EXPECT_FALSE(r.timed_out) << describe(r);
   EXPECT_NE(r.exit_code, 0) << describe(r);
@@ -302,9 +220,9 @@ TEST(Errors, ModuleWithUnresolvedSymbol) {
 }
 
 TEST(Errors, UnconvertedPmpiTool) {
-  const std::string path = std::string(PNMPI_TEST_MODULE_DIR) + "/plain_tool.so";
-  expect_stops_with("module plain_tool\n",
-                    conf_path("UnconvertedPmpiTool") + ":1: module 'plain_tool' (" + path +
+  const std::string path = PNMPI_TEST_PLAIN_TOOL;
+  expect_stops_with("module " + path + "\n",
+                    conf_path("UnconvertedPmpiTool") + ":1: module '" + path + "' (" + path +
                         "): calls PMPI_Allreduce directly (and 3 more PMPI_ routines): it is a "
                         "plain PMPI tool, not converted yet; run 'pnmpi-patch " +
                         path + " OUT.so' and list OUT.so instead");

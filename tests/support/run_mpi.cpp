@@ -3,6 +3,9 @@
 
 #include "run_mpi.h"
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -167,6 +170,17 @@ std::string write_temp_file(const std::string &name, const std::string &text) {
   const std::string path = dir + "/" + name;
   std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
   return path;
+}
+
+std::string test_name() {
+  const auto *info = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::string name = std::string(info->test_suite_name()) + "." + info->name();
+  std::replace(name.begin(), name.end(), '/', '_');
+  return name;
+}
+
+std::string test_conf_file(const std::string &text) {
+  return write_temp_file(test_name() + ".conf", text);
 }
 
 std::vector<std::string> lines_with(const std::string &text, const std::string &needle) {

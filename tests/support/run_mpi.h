@@ -39,6 +39,13 @@ RunResult run_mpi(const MpiJob &job);
 /// Writes `text` to a fresh file in the tests' scratch directory and returns its path.
 std::string write_temp_file(const std::string &name, const std::string &text);
 
+/// The running test's `Suite.Name`, with '/' of parameterised names made '_': unique across
+/// the tree, so that scratch files of tests running in parallel never collide.
+std::string test_name();
+
+/// Writes `text` to `<test_name()>.conf` in the scratch directory and returns its path.
+std::string test_conf_file(const std::string &text);
+
 /// The lines of `text` that contain `needle`.
 std::vector<std::string> lines_with(const std::string &text, const std::string &needle);
 

@@ -1,121 +1,53 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Copyright (c) 2026 the pnmpi authors
 
-// Real PMPI tools, converted with the pnmpi-patch CLI and chained in real mpirun jobs of
-// calls_app, whose calls are known exactly (see calls_app.c).
-//
-// Oracles: the stdout of calls_app without pnmpi (results must not change); the tools' own
-// native runs (the unpatched library preloaded, no pnmpi); and a model of calls_app's
-// calls from which every expected trace line and report line is computed. Each layer
-// prints to stderr as it runs (probe: "probe <tag> MPI_SEND[<rank>]", libompitrace:
-// "MPI_SEND[<rank>]: ..."); each rank's stderr goes to a file of its own, so one rank's
-// lines are the order in which the layers ran.
+// pnmpi-info and pnmpi-run as a user runs them, without an MPI job: exact output, exit
+// statuses and FILE:LINE messages. (pnmpi-run under mpirun is in tests/core/test_module_api.cpp.)
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <filesystem>
+#include <chrono>
+#include <climits>
+#include <cstdlib>
 #include <fstream>
-#include <iterator>
-#include <map>
-#include <regex>
-#include <set>
 #include <sstream>
-#include <string>
-#include <vector>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "pnmpi_routine_ids.h"
 #include "pnmpi_test_config.h"
 #include "run_mpi.h"
 
 namespace pnmpi::test {
 namespace {
 
-const bool kOpenMpi = std::string(PNMPI_TEST_MPI_FLAVOR) == "openmpi";
-// MPICH busy-polls: two ranks on two cores. Open MPI gets three, so that a rank without
-// point-to-point partners (rank 2) shows up in the counts.
-const int kRanks = kOpenMpi ? 3 : 2;
-const int kIterations = 3;
-const std::string kLibPath =
-    std::string(PNMPI_TOOLS_REPO) + ":" + PNMPI_TOOLS_MODULE_DIR + ":" + PNMPI_MODULE_BUILD_DIR;
+const std::string kModules = TOOLS_TEST_MODULE_DIR;
 
-std::string app(const char *name) {
-  return std::string(PNMPI_TOOLS_BIN_DIR) + "/" + name;
+std::string conf_file(const std::string &text) {
+  return test_conf_file(text);
 }
 
-std::vector<std::string> app_args(bool thread = false) {
-  std::vector<std::string> args{app("calls_app"), std::to_string(kIterations)};
-  if (thread)
-    args.emplace_back("thread");
-  return args;
+/// Runs pnmpi-info with `args`, PNMPI_LIB_PATH = the test modules, no inherited config.
+RunResult info(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
+  args.insert(args.begin(), TOOLS_TEST_INFO);
+  env.emplace("PNMPI_LIB_PATH", kModules);
+  env.emplace("PNMPI_CONF", "");
+  env.emplace("HOME", PNMPI_TEST_SCRATCH_DIR);
+  return run(args, env, 60);
 }
 
-std::string test_name() {
-  const auto *info = ::testing::UnitTest::GetInstance()->current_test_info();
-  return std::string(info->test_suite_name()) + "." + info->name();
+RunResult run_tool(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
+  args.insert(args.begin(), TOOLS_TEST_RUN);
+  return run(args, env, 60);
 }
 
-/// Launches `job` with each rank's stderr in a file of its own. The launchers forward the
-/// ranks' stderr in chunks that need not end at a line (measured with Open MPI: one rank's
-/// output landed inside another rank's line), so the merged stream cannot be parsed by line.
-/// The result's `err` is every rank's stderr in rank order, then the launcher's own.
-RunResult run_ranks(MpiJob job) {
-  static int runs = 0;
-  const std::filesystem::path dir = std::filesystem::path(PNMPI_TEST_SCRATCH_DIR) /
-                                    (test_name() + ".run" + std::to_string(++runs));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  // The preload is set inside the rank, so that it does not reach the shell.
-  static const char *const kScript =
-      "rank=${OMPI_COMM_WORLD_RANK:-$PMI_RANK}; "
-      "if [ -n \"$TOOLS_TEST_PRELOAD\" ]; then export LD_PRELOAD=\"$TOOLS_TEST_PRELOAD\"; fi; "
-      "exec \"$0\" \"$@\" 2>\"$TOOLS_TEST_ERR_DIR/rank.$rank\"";
-  job.env["TOOLS_TEST_ERR_DIR"] = dir.string();
-  job.env["TOOLS_TEST_PRELOAD"] = job.preload;
-  job.preload.clear();
-  job.program.insert(job.program.begin(), {"/bin/sh", "-c", kScript});
-  RunResult r = run_mpi(job);
-  std::string err;
-  for (int rank = 0; rank < job.ranks; ++rank) {
-    std::ifstream in(dir / ("rank." + std::to_string(rank)));
-    err += std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  }
-  r.err = err + "--- the launcher's own stderr ---\n" + r.err;
-  return r;
+std::string header() {
+  return std::string("pnmpi-info ") + TOOLS_TEST_VERSION + " (built for " + PNMPI_TEST_MPI_FLAVOR +
+         ", " + std::to_string(PNMPI_NUM_ROUTINES) + " MPI routines)\n";
 }
 
-/// calls_app under pnmpi with the config text `conf`.
-RunResult run_stack(const std::string &conf, bool thread = false,
-                    std::map<std::string, std::string> env = {}) {
-  MpiJob job;
-  job.ranks = kRanks;
-  job.program = app_args(thread);
-  job.env = std::move(env);
-  job.env["PNMPI_LIB_PATH"] = kLibPath;
-  job.env["PNMPI_CONF"] = write_temp_file(test_name() + ".conf", conf);
-  return run_ranks(job);
-}
-
-/// The unchanged calls_app, no pnmpi, with `preload` (a plain PMPI tool) or nothing.
-RunResult run_native(const std::string &preload, bool thread = false) {
-  MpiJob job;
-  job.ranks = kRanks;
-  job.program = app_args(thread);
-  job.program[0] = app("calls_app_plain");
-  job.preload = preload;
-  return run_ranks(job);
-}
-
-/// The stdout of calls_app without any tool, run once.
-const RunResult &baseline() {
-  static const RunResult r = run_native("");
-  return r;
-}
-
-RunResult run_command(const std::vector<std::string> &argv) {
-  return run(argv, {}, 60);
-}
-
-std::vector<std::string> split_lines(const std::string &text) {
+std::vector<std::string> lines_of(const std::string &text) {
   std::vector<std::string> lines;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);)
@@ -123,566 +55,452 @@ std::vector<std::string> split_lines(const std::string &text) {
   return lines;
 }
 
-std::string join(const std::vector<std::string> &lines) {
-  std::string text;
-  for (const std::string &l : lines)
-    text += l + "\n";
-  return text;
+const char *kStacked = "module api_route\n"
+                       "argument threshold 2\n"
+                       "argument small small\n"
+                       "argument large large\n"
+                       "globalpcontrol typed 2 int\n"
+                       "stack small\n"
+                       "module api_probe\n"
+                       "argument tag s\n"
+                       "pcontrol off\n"
+                       "stack large\n"
+                       "module api_probe\n"
+                       "argument tag l\n";
+
+TEST(Info, ReportsConfigModulesAndLinkStacks) {
+  const std::string conf = conf_file(kStacked);
+  const RunResult r = info({"-c", conf});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.err, "");
+  const std::string hooks = "      hooks: pnmpi_module_loaded PNMPI_RegistrationPoint "
+                            "PNMPI_Init PNMPI_Fini pnmpi_module_finalize "
+                            "PNMPI_UnregistrationPoint\n";
+  EXPECT_EQ(r.out, header() + "configuration: " + conf + " (from -c)\n" + "module search path:\n" +
+                       "  " + kModules + " (PNMPI_LIB_PATH)\n" + "  " +
+                       PNMPI_TEST_INSTALL_MODULE_DIR +
+                       " (the install's module directory)\n"
+                       "globalpcontrol: typed 2 int\n"
+                       "\n"
+                       "modules:\n"
+                       "  [0] api_route (line 1, stack default)\n"
+                       "      file: " +
+                       kModules +
+                       "/api_route.so\n"
+                       "      argument threshold = 2 (line 2)\n"
+                       "      argument small = small (line 3)\n"
+                       "      argument large = large (line 4)\n"
+                       "      wraps 2 routine(s); MPI_Pcontrol on\n"
+                       "      hooks: pnmpi_module_loaded\n"
+                       "  [1] api_probe (line 7, stack small)\n"
+                       "      file: " +
+                       kModules +
+                       "/api_probe.so\n"
+                       "      argument tag = s (line 8)\n"
+                       "      wraps 4 routine(s); MPI_Pcontrol off\n" +
+                       hooks +
+                       "  [2] api_probe (line 11, stack large)\n"
+                       "      file: " +
+                       kModules +
+                       "/api_probe.so\n"
+                       "      argument tag = l (line 12)\n"
+                       "      wraps 4 routine(s); MPI_Pcontrol on\n" +
+                       hooks +
+                       "\n"
+                       "link stacks:\n"
+                       "  stack default:\n"
+                       "    MPI_Barrier                  api_route[0] -> MPI\n"
+                       "    MPI_Pcontrol                 api_route[0] -> MPI\n"
+                       "  stack small:\n"
+                       "    MPI_Barrier                  api_probe[1] -> MPI\n"
+                       "    MPI_Comm_size                api_probe[1] -> MPI\n"
+                       "    MPI_Init                     api_probe[1] -> MPI\n"
+                       "    MPI_Pcontrol                 api_probe[1] -> MPI\n"
+                       "  stack large:\n"
+                       "    MPI_Barrier                  api_probe[2] -> MPI\n"
+                       "    MPI_Comm_size                api_probe[2] -> MPI\n"
+                       "    MPI_Init                     api_probe[2] -> MPI\n"
+                       "    MPI_Pcontrol                 api_probe[2] -> MPI\n");
 }
 
-// ---- The model of calls_app --------------------------------------------------------------
-
-/// What rank `rank` calls after MPI_Init, in order, as upper-case routine names.
-std::vector<std::string> app_calls(int rank, int size) {
-  std::vector<std::string> calls;
-  for (int i = 0; i < kIterations; ++i) {
-    calls.emplace_back("MPI_SENDRECV");
-    if (size > 1 && rank == 0)
-      calls.emplace_back("MPI_SEND");
-    if (size > 1 && rank == 1)
-      calls.emplace_back("MPI_RECV");
-    for (const char *c : {"MPI_ISEND", "MPI_RECV", "MPI_WAIT", "MPI_ALLREDUCE"})
-      calls.emplace_back(c);
-  }
-  for (const char *c : {"MPI_BCAST", "MPI_REDUCE", "MPI_ALLGATHER", "MPI_BARRIER", "MPI_PCONTROL",
-                        "MPI_BARRIER", "MPI_ALLREDUCE", "MPI_PCONTROL", "MPI_FINALIZE"})
-    calls.emplace_back(c);
-  return calls;
-}
-
-/// What minprof calls by itself, through the layers below it, in its MPI_Finalize wrapper.
-std::vector<std::string> report_calls(int rank, int size) {
-  std::vector<std::string> calls{"MPI_REDUCE"};
-  if (rank != 0)
-    calls.emplace_back("MPI_SEND");
-  else
-    calls.insert(calls.end(), static_cast<std::size_t>(size - 1), "MPI_RECV");
-  return calls;
-}
-
-/// The handle conversions minprof calls by their public names in its MPI_Init wrapper. They
-/// are functions in Open MPI and macros in MPICH (nothing to call, nothing to wrap).
-std::vector<std::string> conversion_calls() {
-  if (!kOpenMpi)
-    return {};
-  return {"MPI_COMM_C2F", "MPI_COMM_F2C", "MPI_TYPE_C2F", "MPI_TYPE_F2C"};
-}
-
-const std::set<std::string> kTraced = {"MPI_SENDRECV", "MPI_SEND",      "MPI_RECV",
-                                       "MPI_ISEND",    "MPI_ALLREDUCE", "MPI_BCAST",
-                                       "MPI_REDUCE",   "MPI_ALLGATHER", "MPI_BARRIER",
-                                       "MPI_FINALIZE"}; // what libompitrace prints, of these
-const std::set<std::string> kProbed = {
-    "MPI_SENDRECV", "MPI_SEND",     "MPI_RECV",      "MPI_ISEND",   "MPI_WAIT",     "MPI_ALLREDUCE",
-    "MPI_BCAST",    "MPI_REDUCE",   "MPI_ALLGATHER", "MPI_BARRIER", "MPI_PCONTROL", "MPI_FINALIZE",
-    "MPI_COMM_C2F", "MPI_COMM_F2C", "MPI_TYPE_C2F",  "MPI_TYPE_F2C"};
-
-/// One layer as the per-rank line sequence sees it: the token its lines get, the routines
-/// it prints a line for, and whether it is minprof (prints nothing per call, but adds its
-/// report's calls below itself at MPI_Finalize).
-struct Layer {
-  std::string token;
-  std::set<std::string> prints;
-  bool profiler = false;
-};
-
-Layer probe(const std::string &tag) {
-  return {tag, kProbed, false};
-}
-const Layer kOmpitrace{"trace", kTraced, false};
-const Layer kMinprof{"minprof", {}, true};
-const Layer kSilent{"silent", {}, false}; // empty, delay
-
-/// The tokens ("<layer>:<ROUTINE>") one rank's lines must show, in order, for `layers` in
-/// config order. Each call enters at the top and visits every layer once (MPI_Pcontrol
-/// too: the core delivers it to each layer that wraps it).
-std::vector<std::string> expected_sequence(const std::vector<Layer> &layers, int rank, int size) {
-  std::vector<std::string> seq;
-  auto visit = [&](const std::string &call, std::size_t from) {
-    for (std::size_t i = from; i < layers.size(); ++i)
-      if (layers[i].prints.count(call))
-        seq.push_back(layers[i].token + ":" + call);
-  };
-  std::size_t profiler = layers.size();
-  for (std::size_t i = 0; i < layers.size(); ++i)
-    if (layers[i].profiler)
-      profiler = i;
-  if (profiler < layers.size())
-    for (const std::string &c : conversion_calls())
-      visit(c, 0);
-  for (const std::string &call : app_calls(rank, size)) {
-    if (call != "MPI_FINALIZE" || profiler == layers.size()) {
-      visit(call, 0);
-      continue;
-    }
-    for (std::size_t i = 0; i < profiler; ++i)
-      if (layers[i].prints.count(call))
-        seq.push_back(layers[i].token + ":" + call);
-    for (const std::string &c : report_calls(rank, size))
-      visit(c, profiler + 1);
-    visit(call, profiler + 1);
-  }
-  return seq;
-}
-
-/// The tokens of each rank's lines in `err`, in order. Lines without a rank (MPI_Init, before
-/// MPI has one) and other output are left out.
-std::map<int, std::vector<std::string>> actual_sequences(const std::string &err) {
-  static const std::regex probe_line(R"(^probe (\S+) (MPI_[A-Z0-9_]+)\[(\d+)\])");
-  static const std::regex trace_line(R"(^(MPI_[A-Z0-9_]+)\[(\d+)\])");
-  std::map<int, std::vector<std::string>> seqs;
-  for (const std::string &line : split_lines(err)) {
-    std::smatch m;
-    if (std::regex_search(line, m, probe_line))
-      seqs[std::stoi(m[3])].push_back(m[1].str() + ":" + m[2].str());
-    else if (std::regex_search(line, m, trace_line))
-      seqs[std::stoi(m[2])].push_back("trace:" + m[1].str());
-  }
-  return seqs;
-}
-
-/// Asserts every rank's sequence, each with a count per routine first for a readable failure.
-void expect_sequences(const RunResult &r, const std::vector<Layer> &layers) {
-  const auto seqs = actual_sequences(r.err);
-  EXPECT_EQ(seqs.size(), static_cast<std::size_t>(kRanks)) << r.err;
-  for (int rank = 0; rank < kRanks; ++rank) {
-    const std::vector<std::string> want = expected_sequence(layers, rank, kRanks);
-    const auto it = seqs.find(rank);
-    const std::vector<std::string> got = it == seqs.end() ? std::vector<std::string>{} : it->second;
-    std::map<std::string, int> want_counts, got_counts;
-    for (const std::string &t : want)
-      ++want_counts[t];
-    for (const std::string &t : got)
-      ++got_counts[t];
-    EXPECT_EQ(got_counts, want_counts) << "rank " << rank << "\n" << r.err;
-    EXPECT_EQ(join(got), join(want)) << "rank " << rank;
-  }
-}
-
-/// Lines of `text` that are exactly `line`.
-std::size_t count_exact(const std::string &text, const std::string &line) {
-  std::size_t n = 0;
-  for (const std::string &l : split_lines(text))
-    n += l == line;
-  return n;
-}
-
-// minprof's counts: calls and bytes per routine, in its report's order.
-const std::vector<std::string> kProfiled = {
-    "MPI_Send",  "MPI_Isend",  "MPI_Recv",      "MPI_Sendrecv",  "MPI_Wait",    "MPI_Barrier",
-    "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Allgather", "MPI_Pcontrol"};
-
-struct Count {
-  unsigned long long calls = 0, bytes = 0;
-};
-
-/// What minprof must count on `rank`: calls_app's calls made while profiling is on (the
-/// Barrier and Allreduce between MPI_Pcontrol(0) and MPI_Pcontrol(1) are not counted).
-std::map<std::string, Count> rank_counts(int rank, int size) {
-  const unsigned long long n = kIterations;
-  std::map<std::string, Count> c;
-  c["MPI_Sendrecv"] = {n, 4 * n};
-  if (size > 1 && rank == 0)
-    c["MPI_Send"] = {n, 16 * n};
-  c["MPI_Isend"] = {n, 8 * n};
-  c["MPI_Recv"] = {n, 8 * n};
-  if (size > 1 && rank == 1)
-    c["MPI_Recv"] = {2 * n, 24 * n};
-  c["MPI_Wait"] = {n, 0};
-  c["MPI_Allreduce"] = {n, 8 * n};
-  c["MPI_Bcast"] = {1, 64};
-  c["MPI_Reduce"] = {1, 4};
-  c["MPI_Allgather"] = {1, 4};
-  c["MPI_Barrier"] = {1, 0};
-  c["MPI_Pcontrol"] = {2, 0};
-  return c;
-}
-
-std::vector<std::string> count_lines(const std::string &who,
-                                     const std::map<std::string, Count> &counts) {
-  std::vector<std::string> lines;
-  for (const std::string &routine : kProfiled) {
-    const auto it = counts.find(routine);
-    if (it != counts.end() && it->second.calls != 0)
-      lines.push_back("minprof: " + who + ": " + routine + " " + std::to_string(it->second.calls) +
-                      " calls " + std::to_string(it->second.bytes) + " bytes");
-  }
-  return lines;
-}
-
-/// minprof's whole report, exactly.
-std::string expected_report(const char *init_routine) {
-  std::vector<std::string> lines{"minprof: " + std::to_string(kRanks) + " ranks, initialised by " +
-                                 init_routine + ", handles round-trip through Fortran"};
-  std::map<std::string, Count> total;
-  for (int rank = 0; rank < kRanks; ++rank) {
-    const auto counts = rank_counts(rank, kRanks);
-    for (const std::string &l : count_lines("rank " + std::to_string(rank), counts))
-      lines.push_back(l);
-    for (const auto &[routine, c] : counts) {
-      total[routine].calls += c.calls;
-      total[routine].bytes += c.bytes;
-    }
-  }
-  for (const std::string &l : count_lines("total", total))
-    lines.push_back(l);
-  lines.emplace_back("minprof: end of report");
-  return join(lines);
-}
-
-/// minprof's report as printed: its lines, in order.
-std::string report_of(const RunResult &r) {
-  std::vector<std::string> lines;
-  for (const std::string &l : split_lines(r.err))
-    if (l.rfind("minprof: ", 0) == 0)
-      lines.push_back(l);
-  return join(lines);
-}
-
-/// The results must be those of the run without pnmpi and without tools.
-void expect_results_unchanged(const RunResult &r) {
-  ASSERT_EQ(baseline().exit_code, 0) << describe(baseline());
-  ASSERT_NE(baseline().out.find("app: size=" + std::to_string(kRanks) + " iterations=" +
-                                std::to_string(kIterations) + " started by MPI_Init\n"),
+TEST(Info, ChainsListEveryLayerInOrder) {
+  const std::string conf =
+      conf_file("module api_probe\nargument tag a\nmodule api_probe_nopcontrol\nargument tag b\n"
+                "module api_route\nargument threshold 1\nargument small default\n"
+                "argument large default\n");
+  const RunResult r = info({"-c", conf, "--routine", "Barrier"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_NE(r.out.find("link stacks:\n  stack default:\n    MPI_Barrier                  "
+                       "api_probe[0] -> api_probe_nopcontrol[1] -> api_route[2] -> MPI\n"),
             std::string::npos)
-      << baseline().out;
-  EXPECT_EQ(r.out, baseline().out);
+      << r.out;
+  const RunResult p = info({"-c", conf, "-r", "MPI_Pcontrol"});
+  EXPECT_NE(p.out.find("    MPI_Pcontrol                 api_probe[0] -> api_route[2] -> MPI\n"),
+            std::string::npos)
+      << p.out;
+  const RunResult s = info({"-c", conf, "-r", "MPI_Send"});
+  EXPECT_NE(s.out.find("    MPI_Send                     MPI\n"), std::string::npos) << s.out;
 }
 
-std::string module(const std::string &name, const std::string &args = "") {
-  return "module " + name + "\n" + args;
+TEST(Info, FindsTheConfigAsTheCoreDoes) {
+  const std::string conf = conf_file("module api_probe\nargument tag a\n");
+  const RunResult r = info({}, {{"PNMPI_CONF", conf}});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_NE(r.out.find("configuration: " + conf + " (from $PNMPI_CONF)\n"), std::string::npos)
+      << r.out;
+  const RunResult none = info({});
+  ASSERT_EQ(none.exit_code, 0) << describe(none);
+  EXPECT_EQ(none.out, header() + "configuration: none ($PNMPI_CONF, ./.pnmpi-conf, "
+                                 "~/.pnmpi-conf): no modules, every MPI call goes straight "
+                                 "to MPI\n");
+  const RunResult missing = info({}, {{"PNMPI_CONF", "/nonexistent/pnmpi.conf"}});
+  EXPECT_EQ(missing.exit_code, 1) << describe(missing);
+  EXPECT_EQ(missing.err, "pnmpi-info: PNMPI_CONF is set to '/nonexistent/pnmpi.conf', which is "
+                         "not a readable file; fix the path or unset PNMPI_CONF\n");
+  // -c names the file itself: the message says so, and PNMPI_CONF is not consulted.
+  const RunResult option = info({"-c", "/nonexistent/c.conf"}, {{"PNMPI_CONF", "/elsewhere"}});
+  EXPECT_EQ(option.exit_code, 1) << describe(option);
+  EXPECT_EQ(option.err,
+            "pnmpi-info: -c '/nonexistent/c.conf': not a readable file; fix the path\n");
 }
-std::string probe_module(const std::string &tag, const std::string &more = "") {
-  return module("probe", "argument tag " + tag + "\n" + more);
+
+TEST(Info, LibPathOptionComesBeforeTheEnvironment) {
+  const std::string conf = conf_file("module api_probe\nargument tag a\n");
+  // -L directories are labelled as such and shown clean (no "..", no trailing '/').
+  const RunResult r = info({"-c", conf, "-L", "/first", "-L", "/x/../second/"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_NE(r.out.find("module search path:\n  /first (-L)\n  /second (-L)\n  " + kModules +
+                       " (PNMPI_LIB_PATH)\n"),
+            std::string::npos)
+      << r.out;
 }
-const std::string kEmpty = module("empty");
-const std::string kDelay = module("delay", "argument delay-us 2\n");
 
-#define SKIP_UNLESS_OPENMPI()                                                                      \
-  do {                                                                                             \
-    if (!kOpenMpi)                                                                                 \
-      GTEST_SKIP() << "libompitrace.so is Open MPI's tracing tool; this tree is built for MPICH";  \
-    if (std::string(PNMPI_TOOLS_OMPITRACE).empty())                                                \
-      GTEST_SKIP() << "libompitrace.so was not found in Open MPI's library directory";             \
-  } while (0)
-
-// ---- Converting the tools with the CLI ---------------------------------------------------
-
-const std::vector<std::string> kMinprofImports = {
-    "PMPI_Abort",       "PMPI_Allgather", "PMPI_Allreduce", "PMPI_Barrier",   "PMPI_Bcast",
-    "PMPI_Comm_rank",   "PMPI_Comm_size", "PMPI_Finalize",  "PMPI_Get_count", "PMPI_Init",
-    "PMPI_Init_thread", "PMPI_Isend",     "PMPI_Recv",      "PMPI_Reduce",    "PMPI_Send",
-    "PMPI_Sendrecv",    "PMPI_Type_size", "PMPI_Wait"};
-
-/// The undefined dynamic symbols of `path`, by name.
-std::set<std::string> imports_of(const std::string &path) {
-  const RunResult r = run_command({PNMPI_TOOLS_NM, "-D", "--undefined-only", path});
+TEST(Check, AGoodConfigSaysOk) {
+  const std::string conf = conf_file(kStacked);
+  const RunResult r = info({"--check", "-c", conf});
   EXPECT_EQ(r.exit_code, 0) << describe(r);
-  std::set<std::string> names;
-  for (const std::string &line : split_lines(r.out)) {
-    std::string name = line.substr(line.find_last_of(' ') + 1);
-    names.insert(name.substr(0, name.find('@')));
-  }
-  return names;
+  EXPECT_EQ(r.out, "pnmpi-info: " + conf + ": ok (3 module(s), 3 stack(s))\n");
+  EXPECT_EQ(r.err, "");
 }
 
-TEST(Patch, ProfilerImportsAreRenamedAndItsPublicCallsAreKept) {
-  const RunResult list = run_command({PNMPI_TOOLS_PATCH, "--list", PNMPI_TOOLS_MINPROF_PLAIN});
-  ASSERT_EQ(list.exit_code, 0) << describe(list);
-  std::vector<std::string> want;
-  for (const std::string &p : kMinprofImports)
-    want.push_back(p + " -> X" + p.substr(1));
-  std::vector<std::string> got = split_lines(list.out);
-  std::sort(got.begin(), got.end());
-  EXPECT_EQ(join(got), join(want));
-
-  const std::string out = std::string(PNMPI_TEST_SCRATCH_DIR) + "/minprof-patched.so";
-  const RunResult patch = run_command({PNMPI_TOOLS_PATCH, PNMPI_TOOLS_MINPROF_PLAIN, out});
-  ASSERT_EQ(patch.exit_code, 0) << describe(patch);
-  EXPECT_EQ(patch.out, "pnmpi-patch: renamed 18 PMPI_ import(s) to XMPI_ in " +
-                           std::string(PNMPI_TOOLS_MINPROF_PLAIN) + " -> " + out + "\n");
-  const std::set<std::string> imports = imports_of(out);
-  for (const std::string &p : kMinprofImports) {
-    EXPECT_EQ(imports.count(p), 0u) << p;
-    EXPECT_EQ(imports.count("X" + p.substr(1)), 1u) << p;
-  }
-  // The handle conversions stay public calls (Open MPI; MPICH makes them macros).
-  for (const char *c : {"MPI_Comm_c2f", "MPI_Comm_f2c", "MPI_Type_c2f", "MPI_Type_f2c"})
-    EXPECT_EQ(imports.count(c), kOpenMpi ? 1u : 0u) << c;
-
-  // The build's converted copy is the same conversion.
-  EXPECT_EQ(imports_of(std::string(PNMPI_TOOLS_REPO) + "/minprof.so"), imports);
-
-  const RunResult again = run_command({PNMPI_TOOLS_PATCH, out, out + ".twice"});
-  EXPECT_EQ(again.exit_code, 3) << describe(again);
-  EXPECT_EQ(again.err,
-            "pnmpi-patch: " + out +
-                ": already patched: it imports 18 XMPI_ symbol(s) and no PMPI_ symbol\n");
+TEST(Check, ReportsEveryProblemWithFileAndLine) {
+  const std::string conf = conf_file("module api_probe\n"
+                                     "argument tag a\n"
+                                     "module nosuchmodule\n"
+                                     "module api_unpatched\n"
+                                     "stack other\n"
+                                     "module api_probe_nopcontrol\n"
+                                     "argument tag b\n"
+                                     "pcontrol off\n"
+                                     "stack spare\n");
+  const RunResult r = info({"--check", "-c", conf});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_EQ(r.out, "");
+  const std::vector<std::string> lines = lines_of(r.err);
+  ASSERT_EQ(lines.size(), 4u) << r.err;
+  EXPECT_EQ(lines[0], "pnmpi-info: " + conf +
+                          ":9: warning: stack 'spare' has no modules: calls sent into it go "
+                          "straight to MPI");
+  EXPECT_EQ(lines[1], "pnmpi-info: " + conf +
+                          ":8: warning: module 'api_probe_nopcontrol' does not wrap MPI_Pcontrol: "
+                          "'pcontrol' has no effect");
+  EXPECT_EQ(lines[2].rfind("pnmpi-info: " + conf + ":3: module 'nosuchmodule' not found", 0), 0u)
+      << lines[2];
+  EXPECT_EQ(lines[3].rfind("pnmpi-info: " + conf + ":4: module 'api_unpatched' (" + kModules +
+                               "/api_unpatched.so): calls PMPI_",
+                           0),
+            0u)
+      << lines[3];
 }
 
-TEST(Patch, OmpitraceHas25ImportsRenamed) {
-  SKIP_UNLESS_OPENMPI();
-  const std::string out = std::string(PNMPI_TEST_SCRATCH_DIR) + "/ompitrace-patched.so";
-  const RunResult patch = run_command({PNMPI_TOOLS_PATCH, PNMPI_TOOLS_OMPITRACE, out});
-  ASSERT_EQ(patch.exit_code, 0) << describe(patch);
-  EXPECT_EQ(patch.out, "pnmpi-patch: renamed 25 PMPI_ import(s) to XMPI_ in " +
-                           std::string(PNMPI_TOOLS_OMPITRACE) + " -> " + out + "\n");
-  const std::set<std::string> imports = imports_of(out);
-  for (const std::string &name : imports)
-    EXPECT_NE(name.rfind("PMPI_", 0), 0u) << name;
-  for (const char *x : {"XMPI_Send", "XMPI_Comm_rank", "XMPI_Type_get_name", "XMPI_Finalize"})
-    EXPECT_EQ(imports.count(x), 1u) << x;
-}
-
-// ---- libompitrace.so alone ----------------------------------------------------------------
-
-TEST(Ompitrace, NativeTraceMatchesTheModel) {
-  // The oracle for the model: the unpatched library preloaded, no pnmpi.
-  SKIP_UNLESS_OPENMPI();
-  const RunResult r = run_native(PNMPI_TOOLS_OMPITRACE);
-  ASSERT_EQ(r.exit_code, 0) << describe(r);
-  expect_results_unchanged(r);
-  expect_sequences(r, {kOmpitrace});
-  EXPECT_EQ(count_exact(r.err, "MPI_INIT: argc 2"), static_cast<std::size_t>(kRanks)) << r.err;
-}
-
-TEST(Ompitrace, TracesEachCallOnceWithLayersInConfigOrder) {
-  SKIP_UNLESS_OPENMPI();
-  const std::string conf = probe_module("a") + kEmpty + kDelay + module("ompitrace") + kEmpty +
-                           kDelay + probe_module("b");
-  const RunResult r = run_stack(conf, false, {{"PNMPI_DEBUG", "3"}});
-  ASSERT_EQ(r.exit_code, 0) << describe(r);
-  expect_results_unchanged(r);
-  expect_sequences(r, {probe("a"), kSilent, kSilent, kOmpitrace, kSilent, kSilent, probe("b")});
-  // MPI_Init, before MPI knows ranks: once per rank in each layer.
-  const auto ranks = static_cast<std::size_t>(kRanks);
-  EXPECT_EQ(count_exact(r.err, "probe a MPI_INIT"), ranks) << r.err;
-  EXPECT_EQ(count_exact(r.err, "MPI_INIT: argc 2"), ranks) << r.err;
-  EXPECT_EQ(count_exact(r.err, "probe b MPI_INIT"), ranks) << r.err;
-  // The chain the core built is the config's order; delay wraps only the send family.
-  const std::map<std::string, std::string> chains = {
-      {"MPI_Send", "probe[0] empty[1] delay[2] ompitrace[3] empty[4] delay[5] probe[6]"},
-      {"MPI_Barrier", "probe[0] empty[1] ompitrace[3] empty[4] probe[6]"}};
-  for (const auto &[routine, chain] : chains)
-    EXPECT_EQ(count_exact(r.err, "pnmpi[debug]: " + routine + ": " + chain + " -> MPI"), ranks)
-        << routine << "\n"
-        << r.err;
-}
-
-// ---- Two tools at once: minprof and libompitrace.so ---------------------------------------
-
-TEST(TwoTools, ProfilerAboveOmpitrace) {
-  // minprof's report traffic at MPI_Finalize goes through empty, ompitrace, delay and the
-  // bottom probe: ompitrace traces it, with the handles minprof converted through Fortran.
-  SKIP_UNLESS_OPENMPI();
-  const std::string conf = probe_module("top") + module("minprof") + kEmpty + module("ompitrace") +
-                           kDelay + probe_module("bottom");
-  const RunResult r = run_stack(conf);
-  ASSERT_EQ(r.exit_code, 0) << describe(r);
-  expect_results_unchanged(r);
-  EXPECT_EQ(report_of(r), expected_report("MPI_Init"));
-  expect_sequences(r, {probe("top"), kMinprof, kSilent, kOmpitrace, kSilent, probe("bottom")});
-  const std::regex report_reduce(R"(^MPI_REDUCE\[\d+\]: sendbuf \w+ recvbuf \w+ count 22 )"
-                                 R"(datatype MPI_UNSIGNED_LONG_LONG op MPI_SUM root 0 )"
-                                 R"(comm MPI_COMM_WORLD$)");
-  std::size_t traced_report_reduces = 0;
-  for (const std::string &line : split_lines(r.err))
-    traced_report_reduces += std::regex_search(line, report_reduce);
-  EXPECT_EQ(traced_report_reduces, static_cast<std::size_t>(kRanks)) << r.err;
-}
-
-TEST(TwoTools, OmpitraceAboveProfiler) {
-  // Above minprof, ompitrace sees the application's calls only; minprof's report is the same.
-  SKIP_UNLESS_OPENMPI();
-  const std::string conf = kEmpty + module("ompitrace") + kDelay + module("minprof") + kEmpty;
-  const RunResult r = run_stack(conf);
-  ASSERT_EQ(r.exit_code, 0) << describe(r);
-  expect_results_unchanged(r);
-  EXPECT_EQ(report_of(r), expected_report("MPI_Init"));
-  expect_sequences(r, {kSilent, kOmpitrace, kSilent, kMinprof, kSilent});
-}
-
-// ---- The monitor below real tools ---------------------------------------------------------
-
-/// "p2p N msgs B bytes, coll N msgs B bytes, osc 0 msgs 0 bytes sent + 0 msgs 0 bytes fetched"
-std::string monitor_totals(std::uint64_t p2p_msgs, std::uint64_t p2p_bytes, std::uint64_t coll_msgs,
-                           std::uint64_t coll_bytes) {
-  return "p2p " + std::to_string(p2p_msgs) + " msgs " + std::to_string(p2p_bytes) +
-         " bytes, coll " + std::to_string(coll_msgs) + " msgs " + std::to_string(coll_bytes) +
-         " bytes, osc 0 msgs 0 bytes sent + 0 msgs 0 bytes fetched";
-}
-
-TEST(Monitor, KeepsTheApplicationsTrafficApartFromTheToolsAbove) {
-  // minprof forwards with tail calls, libompitrace.so (Open MPI) with ordinary calls: below
-  // both, the monitor counts calls_app's traffic as the application's, exactly, and only
-  // minprof's report at MPI_Finalize (a reduce and a send to rank 0) as the tools'.
-  const std::string out = std::string(PNMPI_TEST_SCRATCH_DIR) + "/" + test_name() + ".mon";
-  // libompitrace.so is stacked where it exists (Open MPI 4; Open MPI 5 ships none).
-  const bool ompitrace = kOpenMpi && !std::string(PNMPI_TOOLS_OMPITRACE).empty();
-  const std::string conf =
-      module("minprof") + (ompitrace ? module("ompitrace") : "") +
-      module("monitor", "argument output " + out + "\nargument files none\nargument top 0\n");
-  const RunResult r = run_stack(conf);
-  ASSERT_EQ(r.exit_code, 0) << describe(r);
-  expect_results_unchanged(r);
-  EXPECT_EQ(report_of(r), expected_report("MPI_Init"));
-  // calls_app, in logical per-peer messages (calls_app.c): per iteration a Sendrecv of 1 int
-  // and an Isend of 2 ints on every rank, 4 ints from rank 0 to 1, an Allreduce of a double;
-  // then Bcast 8 doubles, Reduce 1 int, Allgather 1 int, 2 Barriers, Allreduce 1 int.
-  const std::uint64_t n = kRanks, it = kIterations, peers = n - 1;
-  const std::string app =
-      monitor_totals(2 * n * it + it, 12 * n * it + 16 * it, n * peers * (it + 4) + 2 * peers,
-                     8 * n * peers * it + 68 * peers + 8 * n * peers);
-  // minprof's report: 22 unsigned long longs to rank 0 from every other rank, by PMPI_Reduce
-  // and by PMPI_Send.
-  const std::string tools = monitor_totals(peers, 176 * peers, peers, 176 * peers);
-  EXPECT_EQ(
-      count_exact(r.err, "pnmpi monitor: " + std::to_string(n) + " ranks; application: " + app), 1u)
-      << r.err;
-  EXPECT_EQ(count_exact(r.err, "pnmpi monitor: modules above the monitor: " + tools), 1u) << r.err;
-}
-
-// ---- minprof, on either MPI ----------------------------------------------------------------
-
-const std::string kProfilerStack =
-    probe_module("top") + kEmpty + module("minprof") + kDelay + kEmpty + probe_module("bottom");
-const std::vector<Layer> kProfilerLayers = {probe("top"), kSilent, kMinprof,
-                                            kSilent,      kSilent, probe("bottom")};
-
-TEST(Profiler, ReportIsExactAndEqualsItsNativeReport) {
-  const RunResult native = run_native(PNMPI_TOOLS_MINPROF_PLAIN);
-  ASSERT_EQ(native.exit_code, 0) << describe(native);
-  EXPECT_EQ(report_of(native), expected_report("MPI_Init"));
-  expect_results_unchanged(native);
-
-  const RunResult r = run_stack(kProfilerStack);
-  ASSERT_EQ(r.exit_code, 0) << describe(r);
-  EXPECT_EQ(report_of(r), expected_report("MPI_Init"));
-  expect_results_unchanged(r);
-  expect_sequences(r, kProfilerLayers);
-}
-
-TEST(Profiler, InitialisesInMPIInitThread) {
-  const RunResult r = run_stack(kProfilerStack, true);
-  ASSERT_EQ(r.exit_code, 0) << describe(r);
-  EXPECT_EQ(report_of(r), expected_report("MPI_Init_thread"));
-  EXPECT_NE(r.out.find("started by MPI_Init_thread\n"), std::string::npos) << r.out;
-  EXPECT_EQ(count_exact(r.err, "probe top MPI_INIT_THREAD"), static_cast<std::size_t>(kRanks));
-  EXPECT_EQ(count_exact(r.err, "probe bottom MPI_INIT_THREAD"), static_cast<std::size_t>(kRanks));
-}
-
-TEST(Profiler, RefusesToProfileWhenALayerAboveHidesMPIInit) {
-  // The top probe starts MPI without passing MPI_Init down: minprof's first profiled call
-  // comes before it saw MPI_Init, and it stops the job as real profilers do.
-  const std::string conf =
-      probe_module("top", "argument init bypass\n") + module("minprof") + probe_module("bottom");
-  const RunResult r = run_stack(conf);
-  EXPECT_FALSE(r.timed_out) << describe(r);
-  EXPECT_NE(r.exit_code, 0) << describe(r);
-  EXPECT_GE(count_exact(r.err, "minprof: error: MPI_Sendrecv was called before minprof saw "
-                               "MPI_Init or MPI_Init_thread; minprof cannot profile this run"),
-            1u)
-      << describe(r);
-  EXPECT_EQ(count_exact(r.err, "probe bottom MPI_INIT"), 0u) << r.err;
-  EXPECT_EQ(r.out.find("app: "), std::string::npos) << r.out;
-  EXPECT_EQ(report_of(r).find("minprof: end of report"), std::string::npos);
-
-  // The same layer below minprof hides MPI_Init only from the layers below it.
-  const std::string below =
-      probe_module("top") + module("minprof") + probe_module("bottom", "argument init bypass\n");
-  const RunResult ok = run_stack(below);
-  ASSERT_EQ(ok.exit_code, 0) << describe(ok);
-  EXPECT_EQ(report_of(ok), expected_report("MPI_Init"));
-  expect_results_unchanged(ok);
-}
-
-TEST(Profiler, ReportsAtFinalizeThroughTheLayersBelow) {
-  // Its MPI_Reduce and MPI_Send/MPI_Recv at MPI_Finalize reach the bottom probe (and MPI),
-  // never the top one; then its PMPI_Finalize goes down the chain once.
-  const RunResult r = run_stack(kProfilerStack);
-  ASSERT_EQ(r.exit_code, 0) << describe(r);
-  EXPECT_EQ(report_of(r), expected_report("MPI_Init"));
-  const auto seqs = actual_sequences(r.err);
-  for (int rank = 0; rank < kRanks; ++rank) {
-    ASSERT_EQ(seqs.count(rank), 1u) << r.err;
-    const std::vector<std::string> &seq = seqs.at(rank);
-    std::vector<std::string> want_tail{"top:MPI_FINALIZE"};
-    for (const std::string &c : report_calls(rank, kRanks))
-      want_tail.push_back("bottom:" + c);
-    want_tail.emplace_back("bottom:MPI_FINALIZE");
-    ASSERT_GE(seq.size(), want_tail.size());
-    EXPECT_EQ(
-        join(std::vector<std::string>(seq.end() - static_cast<long>(want_tail.size()), seq.end())),
-        join(want_tail))
-        << "rank " << rank;
+TEST(Check, ASyntaxErrorStopsAtItsLine) {
+  const std::string conf = conf_file("module api_probe\nargument tag a\nstack\n");
+  for (bool check : {true, false}) {
+    std::vector<std::string> args{"-c", conf};
+    if (check)
+      args.push_back("--check");
+    const RunResult r = info(args);
+    EXPECT_EQ(r.exit_code, 1) << describe(r);
+    EXPECT_EQ(r.err,
+              "pnmpi-info: " + conf + ":3: 'stack' needs a stack name, as in 'stack small'\n");
   }
 }
 
-TEST(Profiler, ConsumesPcontrol) {
-  // MPI_Pcontrol(0) .. MPI_Pcontrol(1) hides one MPI_Barrier and one MPI_Allreduce from the
-  // counts; the other layers still get both MPI_Pcontrol calls, each exactly once.
-  const RunResult r = run_stack(kProfilerStack);
+TEST(Check, TheExampleConfigIsClean) {
+  const RunResult r =
+      info({"--check", "-c", std::string(PNMPI_TEST_SOURCE_DIR) + "/.pnmpi-conf.example"},
+           {{"PNMPI_LIB_PATH", PNMPI_MODULE_BUILD_DIR}});
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(Info, HelpVersionAndUsageErrors) {
+  const RunResult help = info({"--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_EQ(help.out.rfind("usage: pnmpi-info [-c CONF] [-L DIR]... [--check] [-r ROUTINE]\n", 0),
+            0u)
+      << help.out;
+  const RunResult version = info({"--version"});
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_EQ(version.out, header());
+  const RunResult bad = info({"--frobnicate"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.err, "pnmpi-info: unknown argument '--frobnicate'\nTry 'pnmpi-info --help'.\n");
+  const RunResult routine = info({"-r", "MPI_Nonsense"});
+  EXPECT_EQ(routine.exit_code, 2);
+  EXPECT_EQ(routine.err, std::string("pnmpi-info: no routine 'MPI_Nonsense' in the MPI pnmpi was "
+                                     "built for (") +
+                             PNMPI_TEST_MPI_FLAVOR + ")\nTry 'pnmpi-info --help'.\n");
+  const RunResult missing = info({"-c"});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_EQ(missing.err,
+            "pnmpi-info: option -c needs a configuration file\nTry 'pnmpi-info --help'.\n");
+}
+
+TEST(Info, EmptyOptionValuesAreUsageErrors) {
+  const std::string conf = conf_file("module api_probe\nargument tag a\n");
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {{"-L", "", "-c", conf}, "option -L needs a directory, not an empty string"},
+      {{"--lib-path", "", "-c", conf}, "option --lib-path needs a directory, not an empty string"},
+      {{"-c", ""}, "option -c needs a configuration file, not an empty string"},
+      {{"-r", ""}, "option -r needs a routine name, not an empty string"}};
+  for (const auto &[args, message] : cases) {
+    const RunResult r = info(args);
+    EXPECT_EQ(r.exit_code, 2) << describe(r);
+    EXPECT_EQ(r.err, "pnmpi-info: " + message + "\nTry 'pnmpi-info --help'.\n");
+  }
+}
+
+TEST(Info, EmptyLibPathElementsAreNotTheWorkingDirectory) {
+  const std::string conf = conf_file("module api_probe\nargument tag a\n");
+  const RunResult r = info({"-c", conf}, {{"PNMPI_LIB_PATH", ":" + kModules + "::"}});
   ASSERT_EQ(r.exit_code, 0) << describe(r);
-  const std::string report = report_of(r);
-  EXPECT_NE(report.find("minprof: rank 0: MPI_Barrier 1 calls 0 bytes\n"), std::string::npos)
-      << report;
-  EXPECT_NE(report.find("minprof: rank 0: MPI_Allreduce " + std::to_string(kIterations) +
-                        " calls " + std::to_string(8 * kIterations) + " bytes\n"),
+  EXPECT_NE(r.out.find("module search path:\n  " + kModules + " (PNMPI_LIB_PATH)\n  " +
+                       PNMPI_TEST_INSTALL_MODULE_DIR + " (the install's module directory)\n"),
             std::string::npos)
-      << report;
-  EXPECT_NE(report.find("minprof: rank 0: MPI_Pcontrol 2 calls 0 bytes\n"), std::string::npos)
-      << report;
-  for (const char *tag : {"top", "bottom"})
-    for (int level : {0, 1})
-      for (int rank = 0; rank < kRanks; ++rank)
-        EXPECT_EQ(count_exact(r.err, std::string("probe ") + tag + " MPI_PCONTROL[" +
-                                         std::to_string(rank) + "] level " + std::to_string(level)),
-                  1u)
-            << tag << " rank " << rank << " level " << level << "\n"
-            << r.err;
+      << r.out;
 }
 
-TEST(Profiler, ConvertsHandlesByTheirPublicNames) {
-  // In Open MPI the conversions are functions: called by their public names from inside
-  // minprof's MPI_Init wrapper, they enter the chain at the top like an application's call.
-  // In MPICH they are macros. Either way the handles must survive the round trip.
-  const RunResult r = run_stack(kProfilerStack);
-  ASSERT_EQ(r.exit_code, 0) << describe(r);
-  EXPECT_NE(report_of(r).find("handles round-trip through Fortran\n"), std::string::npos)
-      << report_of(r);
-  for (const char *c : {"MPI_COMM_C2F", "MPI_COMM_F2C", "MPI_TYPE_C2F", "MPI_TYPE_F2C"})
-    for (const char *tag : {"top", "bottom"})
-      for (int rank = 0; rank < kRanks; ++rank)
-        EXPECT_EQ(count_exact(r.err, std::string("probe ") + tag + " " + c + "[" +
-                                         std::to_string(rank) + "]"),
-                  kOpenMpi ? 1u : 0u)
-            << c << " " << tag << " rank " << rank << "\n"
-            << r.err;
+TEST(Check, TheMpiLibraryIsRefusedAsAModule) {
+  const RunResult r =
+      info({"--check", "-c", conf_file("module " + std::string(TOOLS_TEST_MPI_LIBRARY) + "\n")});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_NE(r.err.find("): defines "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" PMPI_ symbol(s) (PMPI_"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(", ...): it is an MPI library, not a PMPI tool; list the tools to chain, "
+                       "never the MPI library itself, which is always the bottom layer\n"),
+            std::string::npos)
+      << r.err;
 }
 
-// ---- A tool built for another MPI ------------------------------------------------------------
+// Built for the other installed MPI: refused by name, as a module (pnmpi-info --check, the
+// same reader as the core's) and as a program libpnmpi is preloaded into.
+TEST(Check, AModuleBuiltForAnotherMpiIsRefused) {
+  const std::string module = TOOLS_TEST_OTHER_MPI_MODULE;
+  if (module.empty())
+    GTEST_SKIP() << "the other MPI's C library is not installed";
+  const RunResult r = info({"--check", "-c", conf_file("module " + module + "\n")});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  const std::string ours = TOOLS_TEST_MPI_SONAME;
+  EXPECT_NE(r.err.find("): built for another MPI: the module needs libmpi"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("and this pnmpi was built for " + ours + " ("), std::string::npos) << r.err;
+}
 
-TEST(Mpich, OpenMpiToolIsRefusedWithTheSymbolItLacks) {
-  // libompitrace.so converts cleanly (its imports are standard PMPI_ routines) but refers to
-  // Open MPI's own objects; under MPICH the core must stop with the config line and the
-  // missing symbol, once per rank, instead of crashing at the first call.
-  if (kOpenMpi)
-    GTEST_SKIP() << "this tree is built for Open MPI; the test needs an MPICH build";
-  if (std::string(PNMPI_TOOLS_OMPITRACE).empty())
-    GTEST_SKIP() << "Open MPI's libompitrace.so is not installed";
-  const std::string out = std::string(PNMPI_TEST_SCRATCH_DIR) + "/ompitrace-for-mpich.so";
-  const RunResult patch = run_command({PNMPI_TOOLS_PATCH, PNMPI_TOOLS_OMPITRACE, out});
-  ASSERT_EQ(patch.exit_code, 0) << describe(patch);
-  const RunResult r = run_stack(module(out) + probe_module("x"));
-  EXPECT_FALSE(r.timed_out) << describe(r);
-  EXPECT_NE(r.exit_code, 0) << describe(r);
-  const std::string conf = std::string(PNMPI_TEST_SCRATCH_DIR) + "/" + test_name() + ".conf";
-  EXPECT_EQ(count_exact(r.err, "pnmpi: " + conf + ":1: module '" + out + "' (" + out +
-                                   "): cannot be loaded: " + out +
-                                   ": undefined symbol: ompi_mpi_comm_world"),
-            static_cast<std::size_t>(kRanks))
+TEST(Preload, AProgramBuiltForAnotherMpiIsRefusedBeforeItRuns) {
+  const std::string app = TOOLS_TEST_OTHER_MPI_APP;
+  if (app.empty())
+    GTEST_SKIP() << "the other MPI's C library is not installed";
+  const RunResult plain = run({app}, {}, 30);
+  ASSERT_EQ(plain.exit_code, 0) << describe(plain);
+  const RunResult r = run({app}, {{"LD_PRELOAD", TOOLS_TEST_LIBPNMPI}}, 30);
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_EQ(r.out, "") << "the program must not run";
+  const std::string ours = TOOLS_TEST_MPI_SONAME;
+  EXPECT_NE(r.err.find("pnmpi: built for another MPI: the program needs libmpi"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("and this pnmpi was built for " + ours + " ("), std::string::npos) << r.err;
+}
+
+// A module that declares its argument keys (PNMPI_MODULE_ARGUMENTS) refuses a misspelt one,
+// at its line; one that declares nothing (api_probe) takes any key.
+TEST(Check, AnArgumentTheModuleDoesNotTakeIsAnError) {
+  const std::string conf =
+      conf_file("module delay\nargument delay_us 200000\nmodule api_probe\nargument anything 1\n");
+  const RunResult r = info({"--check", "-c", conf, "-L", PNMPI_MODULE_BUILD_DIR});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_EQ(r.err, "pnmpi-info: " + conf +
+                       ":2: module 'delay' takes no argument 'delay_us' (it takes delay-us); "
+                       "check the spelling\n")
       << describe(r);
-  EXPECT_EQ(r.out.find("app: "), std::string::npos) << r.out;
+  const RunResult ok = info({"--check", "-c", conf_file("module delay\nargument delay-us 0x10\n"),
+                             "-L", PNMPI_MODULE_BUILD_DIR});
+  EXPECT_EQ(ok.exit_code, 0) << describe(ok);
+  const RunResult monitor =
+      info({"--check", "-c", conf_file("module monitor\nargument ouptut /tmp/x\n"), "-L",
+            PNMPI_MODULE_BUILD_DIR});
+  EXPECT_EQ(monitor.exit_code, 1) << describe(monitor);
+  EXPECT_NE(monitor.err.find(":2: module 'monitor' takes no argument 'ouptut' (it takes record, "
+                             "output, files, histograms, summary, top, max-sessions, "
+                             "gather-round-bytes); check the spelling\n"),
+            std::string::npos)
+      << describe(monitor);
+}
+
+TEST(Check, AQuotedModulePathMayHoldBlanks) {
+  const std::string dir = std::string(PNMPI_TEST_SCRATCH_DIR) + "/my tools";
+  ::mkdir(dir.c_str(), 0755);
+  {
+    std::ifstream in(kModules + "/api_probe.so", std::ios::binary);
+    std::ofstream out(dir + "/api_probe.so", std::ios::binary | std::ios::trunc);
+    out << in.rdbuf();
+  }
+  const std::string conf = conf_file("module \"" + dir + "/api_probe.so\"\nargument tag \"a b\"\n");
+  const RunResult r = info({"-c", conf});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_NE(r.out.find("  [0] " + dir + "/api_probe.so (line 1, stack default)\n      file: " +
+                       dir + "/api_probe.so\n      argument tag = a b (line 2)\n"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(Check, TwoHundredThousandArgumentsAreQuick) {
+  std::string text = "module api_probe\nargument tag a\n";
+  for (int i = 0; i < 200000; ++i)
+    text += "argument k" + std::to_string(i) + " v\n";
+  for (int i = 0; i < 200; ++i)
+    text += "stack s" + std::to_string(i) + "\nmodule api_probe\nargument tag s\n";
+  const std::string conf = conf_file(text);
+  const auto start = std::chrono::steady_clock::now();
+  const RunResult r = info({"--check", "-c", conf});
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.out, "pnmpi-info: " + conf + ": ok (201 module(s), 201 stack(s))\n");
+  // Linear work is well under a second; the quadratic parser took 50 s. Wide for noise.
+  EXPECT_LT(seconds, 10.0);
+}
+
+std::string library() {
+  char resolved[PATH_MAX];
+  EXPECT_NE(::realpath((std::string(PNMPI_TEST_BUILD_DIR) + "/lib").c_str(), resolved), nullptr);
+  return std::string(resolved) + "/" + TOOLS_TEST_LIBPNMPI_SONAME;
+}
+
+std::string cwd() {
+  char buf[PATH_MAX];
+  return ::getcwd(buf, sizeof buf) != nullptr ? buf : "";
+}
+
+TEST(Run, SetsTheEnvironmentAndExecutesTheProgram) {
+  const std::string conf = conf_file("module api_probe\nargument tag a\n");
+  const RunResult r =
+      run_tool({"-c", conf, "-L", "rel/dir", "-L", "/abs/dir", "-d", "3", "/usr/bin/env"},
+               {{"PNMPI_LIB_PATH", "/old"}, {"LD_PRELOAD", ""}});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  const std::vector<std::string> lines = lines_of(r.out);
+  auto has = [&](const std::string &line) {
+    return std::find(lines.begin(), lines.end(), line) != lines.end();
+  };
+  EXPECT_TRUE(has("PNMPI_CONF=" + conf)) << r.out;
+  EXPECT_TRUE(has("PNMPI_LIB_PATH=" + cwd() + "/rel/dir:/abs/dir:/old")) << r.out;
+  EXPECT_TRUE(has("PNMPI_DEBUG=3")) << r.out;
+  EXPECT_TRUE(has("LD_PRELOAD=" + library())) << r.out;
+}
+
+TEST(Run, PrependsToAnExistingPreloadOnce) {
+  const RunResult r = run_tool({"/usr/bin/env"}, {{"LD_PRELOAD", library() + " /lib/none.so"}});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_FALSE(lines_with(r.out, "LD_PRELOAD=" + library() + ":/lib/none.so").empty()) << r.out;
+  const RunResult kept = run_tool({"/usr/bin/env"}, {{"PNMPI_LIB_PATH", "/kept"}});
+  EXPECT_FALSE(lines_with(kept.out, "PNMPI_LIB_PATH=/kept").empty()) << kept.out;
+}
+
+TEST(Run, OptionsEndAtTheProgram) {
+  const RunResult r = run_tool({"/bin/echo", "-c", "not-an-option"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.out, "-c not-an-option\n");
+  const RunResult dashes = run_tool({"--", "/bin/echo", "x"});
+  EXPECT_EQ(dashes.out, "x\n");
+}
+
+TEST(Run, Errors) {
+  const RunResult none = run_tool({});
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_EQ(none.err, "pnmpi-run: no program to run\nTry 'pnmpi-run --help'.\n");
+  const RunResult missing = run_tool({"no-such-program-pnmpi"});
+  EXPECT_EQ(missing.exit_code, 127);
+  EXPECT_EQ(missing.err,
+            "pnmpi-run: cannot run 'no-such-program-pnmpi': No such file or directory\n");
+  const RunResult conf = run_tool({"-c", "/nonexistent.conf", "/bin/true"});
+  EXPECT_EQ(conf.exit_code, 2);
+  EXPECT_EQ(conf.err, "pnmpi-run: -c /nonexistent.conf: no such configuration file\nTry "
+                      "'pnmpi-run --help'.\n");
+  const RunResult option = run_tool({"-x", "/bin/true"});
+  EXPECT_EQ(option.exit_code, 2);
+  EXPECT_EQ(option.err, "pnmpi-run: unknown option '-x'\nTry 'pnmpi-run --help'.\n");
+}
+
+TEST(Run, ALibpnmpiThatIsNotBesideItIsAnError) {
+  // A copy of pnmpi-run in a bin/ directory with no lib/ beside it, as when it is copied out
+  // of its install.
+  const std::string root = std::string(PNMPI_TEST_SCRATCH_DIR) + "/moved-install";
+  ::mkdir(PNMPI_TEST_SCRATCH_DIR, 0755);
+  ::mkdir(root.c_str(), 0755);
+  ::mkdir((root + "/bin").c_str(), 0755);
+  const std::string moved = root + "/bin/pnmpi-run";
+  {
+    std::ifstream in(TOOLS_TEST_RUN, std::ios::binary);
+    std::ofstream out(moved, std::ios::binary | std::ios::trunc);
+    out << in.rdbuf();
+  }
+  ASSERT_EQ(::chmod(moved.c_str(), 0755), 0);
+  const RunResult r = run({moved, "/bin/true"}, {}, 60);
+  std::string tried =
+      root + "/bin/" + TOOLS_TEST_BINDIR_TO_LIBDIR + "/" + TOOLS_TEST_LIBPNMPI_SONAME;
+  if (std::string(TOOLS_TEST_BINDIR_TO_LIBDIR) != "../lib")
+    tried += " or " + root + "/bin/../lib/" + TOOLS_TEST_LIBPNMPI_SONAME;
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_EQ(r.err, "pnmpi-run: cannot find libpnmpi at " + tried +
+                       "; pnmpi-run must stay in the bin/ directory of its pnmpi install\n");
+  EXPECT_EQ(r.out, "") << "the program must not run";
+  // With a lib/ beside it, the same copy finds the library there.
+  ::mkdir((root + "/lib").c_str(), 0755);
+  const std::string lib = root + "/lib/" + TOOLS_TEST_LIBPNMPI_SONAME;
+  ::unlink(lib.c_str());
+  ASSERT_EQ(::symlink(TOOLS_TEST_LIBPNMPI, lib.c_str()), 0);
+  const RunResult found = run({moved, "/usr/bin/env"}, {{"LD_PRELOAD", ""}}, 60);
+  EXPECT_EQ(found.exit_code, 0) << describe(found);
+  EXPECT_FALSE(lines_with(found.out, "LD_PRELOAD=" + lib).empty()) << found.out;
+  ::unlink(lib.c_str());
+}
+
+TEST(Run, EmptyOptionValuesAreUsageErrors) {
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {{"-L", "", "/bin/true"}, "option -L needs a directory, not an empty string"},
+      {{"-c", "", "/bin/true"}, "option -c needs a configuration file, not an empty string"},
+      {{"--config", "", "/bin/true"},
+       "option --config needs a configuration file, not an empty string"},
+      {{"-d", "", "/bin/true"}, "option -d needs a level, not an empty string"}};
+  for (const auto &[args, message] : cases) {
+    const RunResult r = run_tool(args);
+    EXPECT_EQ(r.exit_code, 2) << describe(r);
+    EXPECT_EQ(r.err, "pnmpi-run: " + message + "\nTry 'pnmpi-run --help'.\n");
+  }
+}
+
+TEST(Run, HelpAndVersion) {
+  const RunResult help = run_tool({"--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_EQ(help.out.rfind("usage: pnmpi-run [-c CONF] [-L DIR]... [-d LEVEL] [--] PROGRAM "
+                           "[ARGS...]\n",
+                           0),
+            0u)
+      << help.out;
+  const RunResult version = run_tool({"--version"});
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_EQ(version.out, std::string("pnmpi-run ") + TOOLS_TEST_VERSION + " (built for " +
+                             PNMPI_TEST_MPI_FLAVOR + ")\n");
 }
 
 } // namespace

@@ -43,6 +43,8 @@
 #ifndef PNMPI_PNMPI_H
 #define PNMPI_PNMPI_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -165,6 +167,7 @@ PNMPI_EXPORT const char *PNMPI_Service_GetArgumentSelf(const char *name);
 /** Flags of the typed argument readers below. */
 #define PNMPI_ARG_OPTIONAL 0 /**< a missing argument is fine: PNMPI_NOARG, nothing printed */
 #define PNMPI_ARG_REQUIRED 1 /**< a missing argument is an error: printed, PNMPI_NOARG */
+#define PNMPI_ARG_NONEMPTY 2 /**< pnmpi_argument_string: an empty value ("") is malformed */
 
 /* Typed argument readers. Each reads `argument NAME VALUE` of `module` (usually the handle
  * a hook received) and returns:
@@ -177,9 +180,11 @@ PNMPI_EXPORT const char *PNMPI_Service_GetArgumentSelf(const char *name);
  *                  core has printed `pnmpi: FILE:LINE: module 'M': argument 'NAME' must be
  *                  ..., not 'VALUE'` (the argument's line). Stop, e.g. with _exit(1);
  *   PNMPI_NOMODULE no such module.
- * Every message is printed once, by the core: the module need not print anything. */
+ * Every message is printed once, by the core: the module need not print anything.
+ * Values are matched exactly: case matters, and no blanks are allowed around a value
+ * (except around the items of a pnmpi_argument_flags list). */
 
-/** A whole number from `min` to `max` (decimal, or 0x hexadecimal). */
+/** A whole number from `min` to `max` (decimal, or 0x hexadecimal; 010 is ten). */
 PNMPI_EXPORT PNMPI_status_t pnmpi_argument_long(PNMPI_modHandle_t module, const char *name,
                                                 int flags, long min, long max, long *value);
 
@@ -196,9 +201,80 @@ PNMPI_EXPORT PNMPI_status_t pnmpi_argument_choice(PNMPI_modHandle_t module, cons
                                                   int flags, const char *const *choices,
                                                   int *index);
 
-/** The value as text (as PNMPI_Service_GetArgument), optional or required. */
+/** A word of a pnmpi_argument_flags list and the bits it sets. An array of them ends with
+ * a NULL word. */
+typedef struct pnmpi_flag {
+  const char *word; /**< e.g. "p2p" */
+  unsigned bits;    /**< ORed into the result; 0 for a word that must stand alone ("none") */
+} pnmpi_flag_t;
+
+/** A set of flags, written as a comma-separated list of the words in `words` (blanks
+ * around each item are ignored): *value receives the OR of their bits. A word worth 0
+ * ("none") is accepted only alone; an empty list or item is malformed. For example:
+ * @code
+ * static const pnmpi_flag_t kinds[] = {{"p2p", 1}, {"coll", 2}, {"all", 3}, {"none", 0},
+ *                                      {NULL, 0}};
+ * unsigned record = 3; // the default
+ * // `argument record p2p, coll` gives 3; `argument record none` gives 0; `argument record
+ * // p2p,bogus` prints "... argument 'record' must be a comma-separated list of 'p2p',
+ * // 'coll' or 'all', or 'none', not 'p2p,bogus'"
+ * if (pnmpi_argument_flags(self, "record", PNMPI_ARG_OPTIONAL, kinds, &record) ==
+ *     PNMPI_BADARG)
+ *   _exit(1);
+ * @endcode */
+PNMPI_EXPORT PNMPI_status_t pnmpi_argument_flags(PNMPI_modHandle_t module, const char *name,
+                                                 int flags, const pnmpi_flag_t *words,
+                                                 unsigned *value);
+
+/** The value as text (as PNMPI_Service_GetArgument), optional or required; with
+ * PNMPI_ARG_NONEMPTY an empty value ("" in the config) is malformed. */
 PNMPI_EXPORT PNMPI_status_t pnmpi_argument_string(PNMPI_modHandle_t module, const char *name,
                                                   int flags, const char **value);
+
+/* Value parsers: the typed readers' parsing for a value that comes from somewhere else
+ * than the config, e.g. an environment variable that overrides an argument. Each parses
+ * `text` exactly as its pnmpi_argument_* twin parses an argument's value and returns:
+ *   PNMPI_SUCCESS  *value holds the value;
+ *   PNMPI_BADARG   the text is malformed or out of range (or `text`, `value` or the words
+ *                  are NULL); *value is untouched and, when `problem` is not NULL, it
+ *                  receives what is wrong (cut to `size` bytes with its NUL, as snprintf
+ *                  cuts), worded to follow the value's source: "must be a whole number
+ *                  from 0 to 100, not '3x'" (control characters and backslashes escaped);
+ *   PNMPI_NOMEM    out of memory.
+ * They print nothing, need no loaded core, and may be called from any thread. The module
+ * names the source in its own message, since only it knows where the text came from:
+ * @code
+ * const char *env = getenv("MYTOOL_DEPTH");
+ * char problem[256];
+ * if (env != NULL && pnmpi_parse_long(env, 1, 64, &depth, problem, sizeof problem) != 0) {
+ *   fprintf(stderr, "mytool: environment variable MYTOOL_DEPTH %s\n", problem);
+ *   _exit(1);
+ * }
+ * @endcode */
+
+/** pnmpi_argument_long's parsing. */
+PNMPI_EXPORT PNMPI_status_t pnmpi_parse_long(const char *text, long min, long max, long *value,
+                                             char *problem, size_t size);
+
+/** pnmpi_argument_double's parsing. */
+PNMPI_EXPORT PNMPI_status_t pnmpi_parse_double(const char *text, double min, double max,
+                                               double *value, char *problem, size_t size);
+
+/** pnmpi_argument_bool's parsing. */
+PNMPI_EXPORT PNMPI_status_t pnmpi_parse_bool(const char *text, int *value, char *problem,
+                                             size_t size);
+
+/** pnmpi_argument_choice's parsing. */
+PNMPI_EXPORT PNMPI_status_t pnmpi_parse_choice(const char *text, const char *const *choices,
+                                               int *index, char *problem, size_t size);
+
+/** pnmpi_argument_flags's parsing. */
+PNMPI_EXPORT PNMPI_status_t pnmpi_parse_flags(const char *text, const pnmpi_flag_t *words,
+                                              unsigned *value, char *problem, size_t size);
+
+/** pnmpi_argument_string's checks (`flags` as there): *value is `text` itself. */
+PNMPI_EXPORT PNMPI_status_t pnmpi_parse_string(const char *text, int flags, const char **value,
+                                               char *problem, size_t size);
 
 /** Gives the calling module the name other modules look it up by (default: the name in
  * its `module` line, or its PNMPI_ModuleName string if it defines one). */

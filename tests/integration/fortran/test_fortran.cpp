@@ -29,13 +29,6 @@ std::string bin(const std::string &name) {
   return std::string(FORTRAN_TEST_BIN_DIR) + "/" + name;
 }
 
-std::string test_name() {
-  const auto *info = ::testing::UnitTest::GetInstance()->current_test_info();
-  std::string name = std::string(info->test_suite_name()) + "." + info->name();
-  std::replace(name.begin(), name.end(), '/', '_');
-  return name;
-}
-
 std::string scratch() {
   const fs::path dir = fs::path(PNMPI_TEST_SCRATCH_DIR) / "fortran" / test_name();
   fs::remove_all(dir);

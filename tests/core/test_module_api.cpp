@@ -19,16 +19,15 @@
 namespace pnmpi::test {
 namespace {
 
-const std::string kModules = PNMPI_API_MODULE_DIR;
+const std::string kModules = CORE_TEST_MODULE_DIR;
 
 std::string app(const char *name) {
   return std::string(PNMPI_TEST_BIN_DIR) + "/" + name;
 }
 
+/// Where run_with() writes this test's config.
 std::string conf_path() {
-  const auto *info = ::testing::UnitTest::GetInstance()->current_test_info();
-  return std::string(PNMPI_TEST_SCRATCH_DIR) + "/api." + info->test_suite_name() + "." +
-         info->name() + ".conf";
+  return std::string(PNMPI_TEST_SCRATCH_DIR) + "/" + test_name() + ".conf";
 }
 
 /// Runs api_app on `ranks` ranks with the config text `conf`.
@@ -39,8 +38,7 @@ RunResult run_with(const std::string &conf, int ranks = 2,
   job.program = {app("api_app")};
   job.env = std::move(env);
   job.env["PNMPI_LIB_PATH"] = kModules;
-  job.env["PNMPI_CONF"] =
-      write_temp_file(conf_path().substr(std::string(PNMPI_TEST_SCRATCH_DIR).size() + 1), conf);
+  job.env["PNMPI_CONF"] = test_conf_file(conf);
   return run_mpi(job);
 }
 
@@ -331,7 +329,7 @@ TEST(Arguments, AMissingRequiredArgumentNamesTheModuleLine) {
 TEST(PnmpiRun, RunsAnUnchangedBinaryUnderAStack) {
   MpiJob job;
   const std::string conf = write_temp_file("api.PnmpiRun.conf", kTwoProbes);
-  job.program = {PNMPI_API_RUN, "-c", conf, "-L", kModules, "-d", "1", app("api_app_plain")};
+  job.program = {PNMPI_RUN, "-c", conf, "-L", kModules, "-d", "1", app("api_app_plain")};
   job.env["PNMPI_LIB_PATH"] = "/nonexistent";
   job.env["PNMPI_CONF"] = "/nonexistent.conf";
   const RunResult r = run_mpi(job);

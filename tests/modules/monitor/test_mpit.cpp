@@ -23,11 +23,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string test_name() {
-  const auto *info = ::testing::UnitTest::GetInstance()->current_test_info();
-  return std::string(info->test_suite_name()) + "." + info->name();
-}
-
 std::string scratch(const std::string &tag) {
   const fs::path dir = fs::path(PNMPI_TEST_SCRATCH_DIR) / "monitor" / (test_name() + tag);
   fs::remove_all(dir);

@@ -30,11 +30,6 @@ std::string bin(const char *name) {
   return std::string(MONITOR_TEST_BIN_DIR) + "/" + name;
 }
 
-std::string test_name() {
-  const auto *info = ::testing::UnitTest::GetInstance()->current_test_info();
-  return std::string(info->test_suite_name()) + "." + info->name();
-}
-
 /// This test's scratch directory.
 std::string scratch_path() {
   return (fs::path(PNMPI_TEST_SCRATCH_DIR) / "monitor" / test_name()).string();
@@ -751,17 +746,20 @@ TEST(MonitorOptions, MalformedValuesStopTheJob) {
       run_monitored({bin("monitor_patterns"), "ring"}, "", "argument record everything\n");
   EXPECT_NE(bad_arg.result.exit_code, 0);
   EXPECT_FALSE(bad_arg.result.timed_out);
-  EXPECT_FALSE(lines_with(bad_arg.result.err,
-                          "pnmpi: module 'monitor': argument 'record' must be a comma-separated "
-                          "list of p2p, coll, osc, or all or none, not 'everything'")
-                   .empty())
-      << bad_arg.result.err;
+  // The core's typed reader prints it, naming the config file and the argument's line (3).
+  const std::vector<std::string> printed = lines_with(
+      bad_arg.result.err, test_name() + ".conf:3: module 'monitor': argument 'record' must be a "
+                                        "comma-separated list of 'p2p', 'coll', 'osc' or 'all', or "
+                                        "'none', not 'everything'");
+  ASSERT_FALSE(printed.empty()) << bad_arg.result.err;
+  EXPECT_EQ(printed[0].rfind("pnmpi: /", 0), 0u) << printed[0];
   const Monitored bad_env = run_monitored({bin("monitor_patterns"), "ring"}, "", "", N,
                                           {{"PNMPI_MONITOR_HISTOGRAMS", "maybe"}});
   EXPECT_NE(bad_env.result.exit_code, 0);
   EXPECT_FALSE(lines_with(bad_env.result.err,
                           "pnmpi: module 'monitor': environment variable "
-                          "PNMPI_MONITOR_HISTOGRAMS must be on or off, not 'maybe'")
+                          "PNMPI_MONITOR_HISTOGRAMS must be 'on' or 'off' (or yes/no, "
+                          "true/false, 1/0), not 'maybe'")
                    .empty())
       << bad_env.result.err;
 }

@@ -10,20 +10,12 @@
 #include <string>
 
 #include "config.h"
+#include "config_errors.h"
 #include "error.h"
 #include "pnmpi_test_config.h"
 
 namespace pnmpi {
 namespace {
-
-std::string error_of(const std::string &text) {
-  try {
-    parse_config(text, "conf");
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 TEST(Stack, ModulesAfterAStackLineBelongToIt) {
   const Config c = parse_config("module a\n"
@@ -64,20 +56,20 @@ TEST(Stack, AnEmptyStackIsAllowed) {
 }
 
 TEST(Stack, Errors) {
-  EXPECT_EQ(error_of("stack\n"), "conf:1: 'stack' needs a stack name, as in 'stack small'");
-  EXPECT_EQ(error_of("stack a b\n"), "conf:1: 'stack' takes one name; unexpected 'b'");
-  EXPECT_EQ(error_of("stack a\nmodule x\nstack b\nstack a\n"),
+  EXPECT_EQ(config_error("stack\n"), "conf:1: 'stack' needs a stack name, as in 'stack small'");
+  EXPECT_EQ(config_error("stack a b\n"), "conf:1: 'stack' takes one name; unexpected 'b'");
+  EXPECT_EQ(config_error("stack a\nmodule x\nstack b\nstack a\n"),
             "conf:4: stack 'a' started twice (first on line 1): each stack is one section; "
             "list its modules together");
-  EXPECT_EQ(error_of("module x\nstack a\nmodule y\nstack default\nmodule z\n"),
+  EXPECT_EQ(config_error("module x\nstack a\nmodule y\nstack default\nmodule z\n"),
             "conf:4: stack 'default' cannot be reopened after 'stack a' on line 2: each stack "
             "is one section; move these modules above it");
-  EXPECT_EQ(error_of("stack default\nstack default\n"),
+  EXPECT_EQ(config_error("stack default\nstack default\n"),
             "conf:2: stack 'default' started twice (first on line 1)");
-  EXPECT_EQ(error_of("module x\nstack a\nargument k v\n"),
+  EXPECT_EQ(config_error("module x\nstack a\nargument k v\n"),
             "conf:3: 'argument' after 'stack a' on line 2 and before any 'module' of it: an "
             "argument belongs to the module above it");
-  EXPECT_EQ(error_of("module x\nstack a\npcontrol off\n"),
+  EXPECT_EQ(config_error("module x\nstack a\npcontrol off\n"),
             "conf:3: 'pcontrol' after 'stack a' on line 2 and before any 'module' of it: it "
             "says whether the module above it receives MPI_Pcontrol");
 }
@@ -95,13 +87,13 @@ TEST(Pcontrol, OnByDefaultAndPerModule) {
 }
 
 TEST(Pcontrol, Errors) {
-  EXPECT_EQ(error_of("pcontrol on\n"), "conf:1: 'pcontrol' before any 'module': it says "
-                                       "whether the module above it receives MPI_Pcontrol");
-  EXPECT_EQ(error_of("module a\npcontrol maybe\n"),
+  EXPECT_EQ(config_error("pcontrol on\n"), "conf:1: 'pcontrol' before any 'module': it says "
+                                           "whether the module above it receives MPI_Pcontrol");
+  EXPECT_EQ(config_error("module a\npcontrol maybe\n"),
             "conf:2: 'pcontrol' takes 'on' or 'off', not 'maybe'");
-  EXPECT_EQ(error_of("module a\npcontrol on off\n"),
+  EXPECT_EQ(config_error("module a\npcontrol on off\n"),
             "conf:2: 'pcontrol' takes one word, 'on' or 'off'; unexpected 'off'");
-  EXPECT_EQ(error_of("module a\npcontrol on\n\npcontrol off\n"),
+  EXPECT_EQ(config_error("module a\npcontrol on\n\npcontrol off\n"),
             "conf:4: 'pcontrol' given twice to module 'a' (first on line 2)");
 }
 
@@ -127,37 +119,37 @@ TEST(GlobalPcontrol, Modes) {
 }
 
 TEST(GlobalPcontrol, Errors) {
-  EXPECT_EQ(error_of("globalpcontrol\n"),
+  EXPECT_EQ(config_error("globalpcontrol\n"),
             "conf:1: 'globalpcontrol' needs a mode: 'int', 'on', 'off' or 'typed LEVEL TYPE'");
-  EXPECT_EQ(error_of("globalpcontrol sometimes\n"),
+  EXPECT_EQ(config_error("globalpcontrol sometimes\n"),
             "conf:1: 'globalpcontrol' mode must be 'int', 'on', 'off' or 'typed LEVEL TYPE', "
             "not 'sometimes'");
   for (const char *mode : {"pmpi", "pnmpi", "mixed"})
-    EXPECT_EQ(error_of(std::string("globalpcontrol ") + mode + "\n"),
+    EXPECT_EQ(config_error(std::string("globalpcontrol ") + mode + "\n"),
               std::string("conf:1: globalpcontrol '") + mode +
                   "' is not supported: pnmpi cannot forward MPI_Pcontrol's variable argument "
                   "list; use 'typed LEVEL TYPE' to pass one typed argument at one level");
-  EXPECT_EQ(error_of("globalpcontrol on now\n"),
+  EXPECT_EQ(config_error("globalpcontrol on now\n"),
             "conf:1: 'globalpcontrol on' takes no more words; unexpected 'now'");
-  EXPECT_EQ(error_of("globalpcontrol typed 5\n"),
+  EXPECT_EQ(config_error("globalpcontrol typed 5\n"),
             "conf:1: 'globalpcontrol typed' needs a level and a type, as in 'globalpcontrol "
             "typed 4042 pointer'");
-  EXPECT_EQ(error_of("globalpcontrol typed five int\n"),
+  EXPECT_EQ(config_error("globalpcontrol typed five int\n"),
             "conf:1: 'globalpcontrol typed': the level must be a whole number, not 'five'");
-  EXPECT_EQ(error_of("globalpcontrol typed 99999999999 int\n"),
+  EXPECT_EQ(config_error("globalpcontrol typed 99999999999 int\n"),
             "conf:1: 'globalpcontrol typed': the level must be a whole number, not "
             "'99999999999'");
-  EXPECT_EQ(error_of("globalpcontrol typed 5 float\n"),
+  EXPECT_EQ(config_error("globalpcontrol typed 5 float\n"),
             "conf:1: 'globalpcontrol typed': the type must be 'int', 'long', 'double' or "
             "'pointer', not 'float'");
-  EXPECT_EQ(error_of("globalpcontrol typed 5 int extra\n"),
+  EXPECT_EQ(config_error("globalpcontrol typed 5 int extra\n"),
             "conf:1: 'globalpcontrol typed' takes a level and a type; unexpected 'extra'");
-  EXPECT_EQ(error_of("globalpcontrol int\nmodule a\nglobalpcontrol on\n"),
+  EXPECT_EQ(config_error("globalpcontrol int\nmodule a\nglobalpcontrol on\n"),
             "conf:3: 'globalpcontrol' given twice (first on line 1)");
 }
 
 TEST(UnknownDirective, ListsEveryDirective) {
-  EXPECT_EQ(error_of("module a\nstacks b\n"),
+  EXPECT_EQ(config_error("module a\nstacks b\n"),
             "conf:2: unknown directive 'stacks' (expected 'module', 'argument', 'pcontrol', "
             "'stack' or 'globalpcontrol')");
 }

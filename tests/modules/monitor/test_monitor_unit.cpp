@@ -59,22 +59,93 @@ TEST(MonitorHistogram, BinsAreOpenMpis) {
 
 // ---- options ------------------------------------------------------------------------------
 
+// The monitor reads its arguments through the module API. Here the core is not loaded:
+// these stand-ins for its typed readers look the argument up in the test's map, parse it
+// with the core's own parser (pnmpi_parse_*, linked from the core's objects) and record
+// the message the core would print after `FILE:LINE: module 'monitor': `. The real readers
+// and their FILE:LINE messages are tested in tests/api and, with the monitor, in
+// test_monitor (MonitorOptions.*).
+
+constexpr PNMPI_modHandle_t kSelf = 7;
+const std::map<std::string, std::string> *g_arguments = nullptr;
+std::string g_printed;
+int g_wrong_handles = 0;
+
+template <class Parse>
+PNMPI_status_t stand_in(PNMPI_modHandle_t module, const char *name, Parse &&parse) {
+  g_wrong_handles += module != kSelf;
+  const auto it = g_arguments->find(name);
+  if (it == g_arguments->end())
+    return PNMPI_NOARG;
+  char problem[1024];
+  const PNMPI_status_t status = parse(it->second.c_str(), problem, sizeof problem);
+  if (status == PNMPI_BADARG)
+    g_printed = "argument '" + std::string(name) + "' " + problem;
+  return status;
+}
+
+} // namespace
+} // namespace pnmpi::monitor
+
+extern "C" {
+
+PNMPI_status_t pnmpi_argument_long(PNMPI_modHandle_t module, const char *name, int, long min,
+                                   long max, long *value) {
+  return pnmpi::monitor::stand_in(module, name, [&](const char *t, char *p, size_t s) {
+    return pnmpi_parse_long(t, min, max, value, p, s);
+  });
+}
+
+PNMPI_status_t pnmpi_argument_bool(PNMPI_modHandle_t module, const char *name, int, int *value) {
+  return pnmpi::monitor::stand_in(module, name, [&](const char *t, char *p, size_t s) {
+    return pnmpi_parse_bool(t, value, p, s);
+  });
+}
+
+PNMPI_status_t pnmpi_argument_flags(PNMPI_modHandle_t module, const char *name, int,
+                                    const pnmpi_flag_t *words, unsigned *value) {
+  return pnmpi::monitor::stand_in(module, name, [&](const char *t, char *p, size_t s) {
+    return pnmpi_parse_flags(t, words, value, p, s);
+  });
+}
+
+PNMPI_status_t pnmpi_argument_string(PNMPI_modHandle_t module, const char *name, int flags,
+                                     const char **value) {
+  return pnmpi::monitor::stand_in(module, name, [&](const char *t, char *p, size_t s) {
+    return pnmpi_parse_string(t, flags, value, p, s);
+  });
+}
+
+const char *PNMPI_Service_StatusString(PNMPI_status_t) {
+  return "not expected in these tests";
+}
+
+} // extern "C"
+
+namespace pnmpi::monitor {
+namespace {
+
 struct Args {
   std::map<std::string, std::string> config, env;
-  Lookup config_lookup() const {
-    return [this](const char *n) -> const char * {
-      auto it = config.find(n);
-      return it == config.end() ? nullptr : it->second.c_str();
-    };
-  }
   Lookup env_lookup() const {
     return [this](const char *n) -> const char * {
       auto it = env.find(n);
       return it == env.end() ? nullptr : it->second.c_str();
     };
   }
+  /// read_options() over `config` and `env`; `error` is the monitor's message, or the
+  /// stand-in core's when the monitor has none to print.
   bool parse(Options &o, std::string &error) const {
-    return parse_options(config_lookup(), env_lookup(), o, error);
+    g_arguments = &config;
+    g_printed.clear();
+    g_wrong_handles = 0;
+    const bool ok = read_options(kSelf, env_lookup(), o, error);
+    EXPECT_EQ(g_wrong_handles, 0) << "the readers must get the monitor's own handle";
+    EXPECT_TRUE(ok || error.empty() != g_printed.empty())
+        << "one message, by the monitor or the core: '" << error << "' / '" << g_printed << "'";
+    if (error.empty())
+      error = g_printed;
+    return ok;
   }
 };
 
@@ -114,6 +185,11 @@ TEST(MonitorOptions, ConfigValues) {
   ASSERT_TRUE(a.parse(o, error)) << error;
   EXPECT_EQ(o.record, 0u);
   EXPECT_FALSE(o.per_rank || o.gathered);
+  a.config = {{"record", "all"}, {"files", "per-rank,gathered"}, {"top", "0x10"}};
+  ASSERT_TRUE(a.parse(o, error)) << error;
+  EXPECT_EQ(o.record, unsigned{kRecordAll});
+  EXPECT_TRUE(o.per_rank && o.gathered);
+  EXPECT_EQ(o.top, 16);
 }
 
 TEST(MonitorOptions, EnvironmentWins) {
@@ -126,21 +202,28 @@ TEST(MonitorOptions, EnvironmentWins) {
   EXPECT_EQ(o.record, unsigned{kRecordP2P});
   EXPECT_EQ(o.max_sessions, 7);
   EXPECT_EQ(env_name("max-sessions"), "PNMPI_MONITOR_MAX_SESSIONS");
+  // The variable replaces the argument: a malformed argument it overrides is never read.
+  a.config = {{"summary", "loud"}, {"output", ""}};
+  a.env = {{"PNMPI_MONITOR_SUMMARY", "off"}, {"PNMPI_MONITOR_OUTPUT", "/tmp/y"}};
+  ASSERT_TRUE(a.parse(o, error)) << error;
+  EXPECT_FALSE(o.summary);
+  EXPECT_EQ(o.output, "/tmp/y");
 }
 
 TEST(MonitorOptions, MalformedValuesNameTheArgumentAndTheValue) {
   const std::pair<std::map<std::string, std::string>, std::string> cases[] = {
       {{{"record", "p2p,bogus"}},
-       "argument 'record' must be a comma-separated list of p2p, coll, osc, or all or none, not "
-       "'p2p,bogus'"},
+       "argument 'record' must be a comma-separated list of 'p2p', 'coll', 'osc' or 'all', or "
+       "'none', not 'p2p,bogus'"},
       {{{"record", "none,p2p"}},
-       "argument 'record' must be a comma-separated list of p2p, coll, osc, or all or none, not "
-       "'none,p2p'"},
-      {{{"output", ""}}, "argument 'output' must be a non-empty path prefix, not ''"},
+       "argument 'record' must be a comma-separated list of 'p2p', 'coll', 'osc' or 'all', or "
+       "'none', not 'none,p2p'"},
+      {{{"output", ""}}, "argument 'output' must not be empty"},
       {{{"files", "per-rank,json"}},
-       "argument 'files' must be a comma-separated list of per-rank, gathered, or none, not "
-       "'per-rank,json'"},
-      {{{"histograms", "maybe"}}, "argument 'histograms' must be on or off, not 'maybe'"},
+       "argument 'files' must be a comma-separated list of 'per-rank' or 'gathered', or "
+       "'none', not 'per-rank,json'"},
+      {{{"histograms", "maybe"}},
+       "argument 'histograms' must be 'on' or 'off' (or yes/no, true/false, 1/0), not 'maybe'"},
       {{{"top", "101"}}, "argument 'top' must be a whole number from 0 to 100, not '101'"},
       {{{"max-sessions", "0"}},
        "argument 'max-sessions' must be a whole number from 1 to 1000000, not '0'"},
@@ -156,20 +239,30 @@ TEST(MonitorOptions, MalformedValuesNameTheArgumentAndTheValue) {
     Args a;
     a.config = config;
     Options o;
+    o.top = 42; // a failed read leaves the options as they were
     std::string error;
     EXPECT_FALSE(a.parse(o, error)) << message;
     EXPECT_EQ(error, message);
+    EXPECT_EQ(o.top, 42) << message;
   }
   Args a;
   a.env = {{"PNMPI_MONITOR_SUMMARY", "loud"}};
   Options o;
   std::string error;
   EXPECT_FALSE(a.parse(o, error));
-  EXPECT_EQ(error, "environment variable PNMPI_MONITOR_SUMMARY must be on or off, not 'loud'");
+  EXPECT_EQ(error, "environment variable PNMPI_MONITOR_SUMMARY must be 'on' or 'off' (or "
+                   "yes/no, true/false, 1/0), not 'loud'");
   a.env = {{"PNMPI_MONITOR_TOP", "3\npnmpi monitor: wrote everything"}};
   EXPECT_FALSE(a.parse(o, error));
   EXPECT_EQ(error, "environment variable PNMPI_MONITOR_TOP must be a whole number from 0 to 100, "
                    "not '3\\npnmpi monitor: wrote everything'");
+  a.env = {{"PNMPI_MONITOR_OUTPUT", ""}};
+  EXPECT_FALSE(a.parse(o, error));
+  EXPECT_EQ(error, "environment variable PNMPI_MONITOR_OUTPUT must not be empty");
+  a.env = {{"PNMPI_MONITOR_FILES", "gathered,none"}};
+  EXPECT_FALSE(a.parse(o, error));
+  EXPECT_EQ(error, "environment variable PNMPI_MONITOR_FILES must be a comma-separated list of "
+                   "'per-rank' or 'gathered', or 'none', not 'gathered,none'");
 }
 
 // ---- rank translation ---------------------------------------------------------------------
@@ -584,16 +677,17 @@ TEST(MonitorFormat, OnlyARegularFileIsReplacedAndNoLinkIsFollowed) {
   fs::remove_all(dir);
 }
 
-// The declared keys (PNMPI_MODULE_ARGUMENTS) are exactly those the parser reads: each one
-// with a value no rule accepts is refused by its name.
+// The declared keys (PNMPI_MODULE_ARGUMENTS) are exactly those the monitor reads: each one
+// with a value no reader accepts is refused by its name.
 TEST(MonitorOptions, DeclaredKeysAreTheParsedOnes) {
   std::istringstream words(PNMPI_MONITOR_ARGUMENT_KEYS);
   int count = 0;
   for (std::string key; words >> key; ++count) {
+    Args a;
+    a.config = {{key, ""}};
     Options o;
     std::string error;
-    const Lookup config = [&](const char *name) { return key == name ? "" : nullptr; };
-    EXPECT_FALSE(parse_options(config, nullptr, o, error)) << key << " takes an empty value";
+    EXPECT_FALSE(a.parse(o, error)) << key << " takes an empty value";
     EXPECT_NE(error.find("'" + key + "'"), std::string::npos) << key << ": " << error;
   }
   EXPECT_EQ(count, 8);
