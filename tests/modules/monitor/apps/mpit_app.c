@@ -16,13 +16,14 @@
 
 static int rank, size, failures;
 
+// Each line is printed with one call: MPICH's launcher may cut lines written piecewise.
 #define CHECK(cond, ...)                                                                           \
   do {                                                                                             \
     if (!(cond)) {                                                                                 \
+      char msg_[512];                                                                              \
       ++failures;                                                                                  \
-      printf("FAIL rank %d line %d: ", rank, __LINE__);                                            \
-      printf(__VA_ARGS__);                                                                         \
-      printf("\n");                                                                                \
+      snprintf(msg_, sizeof msg_, __VA_ARGS__);                                                    \
+      printf("FAIL rank %d line %d: %s\n", rank, __LINE__, msg_);                                  \
       fflush(stdout);                                                                              \
     }                                                                                              \
   } while (0)
@@ -67,6 +68,16 @@ static void ring_send(int bytes, int messages) {
 
 // ---- Figure 1 -----------------------------------------------------------------------------
 
+/// One line `figure1: rank R WHAT: v0 v1 ...`, printed with one call.
+static void print_counts(const char *what, const size_t *counts, int count) {
+  char line[1024];
+  int len = snprintf(line, sizeof line, "figure1: rank %d %s:", rank, what);
+  for (int i = 0; i < count && len < (int)sizeof line - 24; ++i)
+    len += snprintf(line + len, sizeof line - (size_t)len, " %zu", counts[i]);
+  printf("%s\n", line);
+  fflush(stdout);
+}
+
 // The paper passes MPI_COMM_WORLD itself, as Open MPI 4.1 accepts; MPICH's MPI_Comm is an
 // int, which does not convert to the standard's `void *` (a pointer to the handle).
 #if defined(OPEN_MPI)
@@ -107,10 +118,7 @@ static int figure1(void) {
 
   /* get the monitored values */
   MPI_T_pvar_read(session, count_handle, counts);
-  printf("figure1: rank %d sent:", rank);
-  for (int i = 0; i < count; ++i)
-    printf(" %zu", counts[i]);
-  printf("\n");
+  print_counts("sent", counts, count);
 
   /*
      Global reduce so everyone knows the maximum
@@ -118,11 +126,7 @@ static int figure1(void) {
   */
   MPI_Allreduce(MPI_IN_PLACE, counts, count, MPI_UNSIGNED_LONG, MPI_MAX, MPI_COMM_WORLD);
 
-  printf("figure1: rank %d max:", rank);
-  for (int i = 0; i < count; ++i)
-    printf(" %zu", counts[i]);
-  printf("\n");
-  fflush(stdout);
+  print_counts("max", counts, count);
 
   free(counts);
 
