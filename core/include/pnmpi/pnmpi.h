@@ -324,11 +324,13 @@ PNMPI_EXPORT void PNMPI_Service_CallHook_NewStack(const char *hook, PNMPI_modHan
 /** For PnMPI's name. Use PNMPI_HOOK_SAME as `hook` to recurse into the current hook. */
 #define PNMPI_HOOK_SAME __func__
 
-/** Not provided (PNMPI_NOT_IMPLEMENTED): pnmpi keeps no per-call state. Use
- * pnmpi_call_origin() from inside the wrapper instead. */
+/** Where the application called the MPI routine whose wrapper is running: *address
+ * receives the return address of that call (from a hook: of its MPI_Init). Costs a walk of
+ * the call stack, so call it when needed, not on every call. PNMPI_FAILURE when the stack
+ * cannot be walked. */
 PNMPI_EXPORT PNMPI_status_t PNMPI_Service_GetReturnAddress(void **address);
 
-/** Not provided (PNMPI_NOT_IMPLEMENTED), for the same reason. */
+/** Not provided (PNMPI_NOT_IMPLEMENTED): pnmpi keeps no per-call state. */
 PNMPI_EXPORT PNMPI_status_t PNMPI_Service_GetFunctionAddress(void **address);
 
 /** Not provided (PNMPI_NOT_IMPLEMENTED): calls are bound to their stack at load time; use
@@ -355,7 +357,8 @@ PNMPI_EXPORT PNMPI_status_t PNMPI_Service_GetGlobalByName(PNMPI_modHandle_t modu
                                                           const char *name, char sig,
                                                           PNMPI_Global_descriptor_t *global);
 
-/** A message for a status code ("no such service", ...); never NULL. */
+/** A message for a status code, PnMPI's text ("Module not found", "Signatures don't
+ * match", ...); never NULL. */
 PNMPI_EXPORT const char *PNMPI_Service_StatusString(PNMPI_status_t status);
 
 /** PnMPI's name for PNMPI_Service_StatusString. */
