@@ -65,7 +65,11 @@ extern "C" {
 #define PNMPI_MODULE_ARGUMENTS(keys) PNMPI_EXPORT const char pnmpi_module_arguments[] = keys
 #endif
 
-/** A module (one layer) or a stack, as the core numbers them. */
+/** A module (one layer) or a stack, numbered as PnMPI numbers them: every `module` and
+ * `stack` line of the config takes the next number from 0, so a `stack` line takes one too;
+ * a stack's handle is the number after its `stack` line (the default stack's is 0). In
+ *   module a / stack side / module b / module c
+ * a is 0, b is 2, c is 3, and stack side is 2. */
 typedef int PNMPI_modHandle_t;
 
 /** Status codes of the services; PNMPI_SUCCESS is 0. The values are the original PnMPI's. */
@@ -364,7 +368,8 @@ PNMPI_EXPORT const char *PNMPI_Service_StatusString(PNMPI_status_t status);
 /** PnMPI's name for PNMPI_Service_StatusString. */
 PNMPI_EXPORT const char *PNMPI_Service_strerror(PNMPI_status_t status);
 
-/** The number of layers loaded (0 before MPI_Init). Handles are 0 to this minus one. */
+/** The number of layers loaded (0 before MPI_Init). Without `stack` lines, their handles
+ * are 0 to this minus one (see PNMPI_modHandle_t). */
 PNMPI_EXPORT int pnmpi_module_count(void);
 
 /** The number of stacks (1 before MPI_Init: the default one). */
