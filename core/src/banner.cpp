@@ -43,9 +43,12 @@ const char *mpi_interface() {
   void *caller = application_return_address();
   if (caller == nullptr || ::dladdr(caller, &info) == 0 || info.dli_fname == nullptr)
     return "C";
-  const std::string file = info.dli_fname;
-  for (const char *fortran : {"mpifh", "usempi", "mpichfort", "mpi_mpifh", "fort"})
-    if (file.find(fortran) != std::string::npos)
+  // Open MPI's libmpi_mpifh, libmpi_usempi*, MPICH's libmpichfort; the file name only, so
+  // that no directory name can match.
+  std::string file = info.dli_fname;
+  file = file.substr(file.rfind('/') + 1);
+  for (const char *fortran : {"libmpi_mpifh", "libmpi_usempi", "libmpichfort"})
+    if (file.rfind(fortran, 0) == 0)
       return "Fortran";
   return "C";
 }
