@@ -82,15 +82,15 @@ def main():
         program, lib = cfg["fortran"], cfg["libpnmpi"]
         scenarios = [("native (Fortran)", program, None, 0, None),
                      ("stub, no module", program, "", 0, lib),
-                     ("1 empty layer", program, "module empty\n", 1, lib),
-                     ("10 empty layers", program, "module empty\n" * 10, 10, lib)]
+                     ("1 passthrough layer", program, "module passthrough\n", 1, lib),
+                     ("10 passthrough layers", program, "module passthrough\n" * 10, 10, lib)]
     else:
         layer_counts = [1, 10] if args.quick else [1, 10, 100, 1000]
         scenarios = [("native", cfg["native"], None, 0, None),
                      ("stub, no module", cfg["linked"], "", 0, None),
                      ("1 module, not wrapping", cfg["linked"], "module nowrap\n", 0, None)]
-        scenarios += [("%d empty layer%s" % (k, "s" if k > 1 else ""), cfg["linked"],
-                       "module empty\n" * k, k, None) for k in layer_counts]
+        scenarios += [("%d passthrough layer%s" % (k, "s" if k > 1 else ""), cfg["linked"],
+                       "module passthrough\n" * k, k, None) for k in layer_counts]
 
     results = []
     with tempfile.TemporaryDirectory(prefix="pnmpi-bench-") as scratch:

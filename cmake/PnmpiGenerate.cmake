@@ -27,7 +27,7 @@ set(PNMPI_GENERATED_SOURCES
   pnmpi_xmpi.c
   pnmpi_newstack.h
   pnmpi_xmpi.h
-  empty.c)
+  passthrough.c)
 
 function(pnmpi_generate_stubs)
   cmake_parse_arguments(PARSE_ARGV 0 arg "" "OUTDIR;OUTPUTS_VAR" "")

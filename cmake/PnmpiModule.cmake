@@ -1,11 +1,17 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright (c) 2026 the pnmpi authors
 
-# pnmpi_add_module(<name> <source>...)
+# pnmpi_add_module(<name> [NO_PMPI_IMPORTS] <source>...)
 #
 # Builds <name>.so as an ordinary PMPI tool (a MODULE library linked to MPI::MPI_C, hidden
 # visibility, C11) and, right after each link, turns it into a pnmpi module with
-# `pnmpi-patch --in-place`, which renames its imported PMPI_* symbols to XMPI_*. The module
+# `pnmpi-patch --in-place`, which renames its imported PMPI_* symbols to XMPI_*.
+#
+# NO_PMPI_IMPORTS says that the module makes no PMPI_ call by design (it only offers hooks
+# or services): there is nothing to rename, so instead of patching it, the build checks
+# that it indeed imports no PMPI_ symbol, and fails, listing them, if it does. Without it,
+# such a module builds too, but pnmpi-patch warns "nothing to rename", because for a tool
+# that should call the next layer that warning is a real problem. The module
 # lands in ${PNMPI_MODULE_BUILD_DIR} if set, else ${PROJECT_BINARY_DIR}/modules, so the build
 # tree is a module repository (PNMPI_LIB_PATH).
 #
@@ -17,13 +23,41 @@
 # patchelf). That is not required: the core loads modules with libpnmpi already in the global
 # scope.
 
+# Script mode, run by the NO_PMPI_IMPORTS build step:
+#   cmake -DPNMPI_PATCHER=... -DPNMPI_CHECK_NO_IMPORTS=<module file> -P PnmpiModule.cmake
+if(CMAKE_SCRIPT_MODE_FILE AND DEFINED PNMPI_CHECK_NO_IMPORTS)
+  execute_process(COMMAND "${PNMPI_PATCHER}" --list "${PNMPI_CHECK_NO_IMPORTS}"
+                  OUTPUT_VARIABLE imports ERROR_VARIABLE errors RESULT_VARIABLE status)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "${errors}")
+  endif()
+  if(imports)
+    # Indented lines are printed as they are, one import per line.
+    string(STRIP "${imports}" imports)
+    string(REPLACE "\n" "\n  " imports "  ${imports}")
+    message(FATAL_ERROR "pnmpi_add_module(... NO_PMPI_IMPORTS ...): ${PNMPI_CHECK_NO_IMPORTS} "
+                        "calls PMPI_ routines, which must be renamed to reach the next layer:\n"
+                        "${imports}\nremove NO_PMPI_IMPORTS from its pnmpi_add_module() call")
+  endif()
+  # The one line expected here is the "nothing to rename" warning this mode exists to
+  # replace; anything else is shown.
+  string(REGEX REPLACE "pnmpi-patch: warning: [^\n]*: nothing to rename: [^\n]*\n?" ""
+         errors "${errors}")
+  if(errors)
+    message("${errors}")
+  endif()
+  return()
+endif()
+
 include_guard(GLOBAL)
 
 option(PNMPI_MODULE_ADD_NEEDED
   "Record a DT_NEEDED on libpnmpi.so in each module (needs patchelf; not required)" OFF)
 
 function(pnmpi_add_module name)
-  if(ARGC LESS 2)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "NO_PMPI_IMPORTS" "" "")
+  set(sources ${arg_UNPARSED_ARGUMENTS})
+  if(NOT sources)
     message(FATAL_ERROR "pnmpi_add_module(${name}): no sources given")
   endif()
   if(TARGET pnmpi-patch)
@@ -45,7 +79,7 @@ function(pnmpi_add_module name)
     set(module_dir "${PROJECT_BINARY_DIR}/modules")
   endif()
 
-  add_library(${name} MODULE ${ARGN})
+  add_library(${name} MODULE ${sources})
   target_link_libraries(${name} PRIVATE MPI::MPI_C)
   # The module API header (<pnmpi/pnmpi.h>): in-tree target or installed package.
   if(TARGET pnmpi_headers)
@@ -64,10 +98,19 @@ function(pnmpi_add_module name)
     add_dependencies(${name} pnmpi-patch)
   endif()
 
-  add_custom_command(TARGET ${name} POST_BUILD
-    COMMAND ${patcher} --in-place $<TARGET_FILE:${name}>
-    COMMENT "Patching ${name} into a pnmpi module"
-    VERBATIM)
+  if(arg_NO_PMPI_IMPORTS)
+    add_custom_command(TARGET ${name} POST_BUILD
+      COMMAND "${CMAKE_COMMAND}" "-DPNMPI_PATCHER=${patcher}"
+              "-DPNMPI_CHECK_NO_IMPORTS=$<TARGET_FILE:${name}>"
+              -P "${CMAKE_CURRENT_FUNCTION_LIST_FILE}"
+      COMMENT "Checking that ${name} calls no PMPI_ routine (NO_PMPI_IMPORTS: nothing to patch)"
+      VERBATIM)
+  else()
+    add_custom_command(TARGET ${name} POST_BUILD
+      COMMAND ${patcher} --in-place $<TARGET_FILE:${name}>
+      COMMENT "Patching ${name} into a pnmpi module"
+      VERBATIM)
+  endif()
 
   if(PNMPI_MODULE_ADD_NEEDED)
     find_program(PNMPI_PATCHELF patchelf)

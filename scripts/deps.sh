@@ -9,7 +9,7 @@ packages=(cmake make g++ gcc gfortran python3 pkg-config
           quantum-espresso quantum-espresso-data
           libgtest-dev googletest
           libopenmpi-dev openmpi-bin libmpich-dev mpich
-          libelf-dev patchelf elfutils
+          patchelf elfutils
           clang clang-format libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do

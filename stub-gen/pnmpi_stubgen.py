@@ -21,7 +21,7 @@ import tempfile
 import elfsyms
 import emit_common
 import emit_core
-import emit_empty
+import emit_passthrough
 import emit_stub
 import parse
 from model import Api, Skipped, StubGenError
@@ -149,7 +149,7 @@ def generate(args):
     api = build_api(header, exported, libraries, entries, args.exceptions)
     api.notes += lib_notes
     outputs = {}
-    for emitter in (emit_core, emit_stub, emit_empty):
+    for emitter in (emit_core, emit_stub, emit_passthrough):
         outputs.update(emitter.emit(api))
     outputs[MODEL] = json.dumps(api.to_json_dict(emit_common.banner_text(api)), indent=1) + "\n"
     outputs[REPORT] = render_report(api)

@@ -157,14 +157,14 @@ void gather(Report &r, const Options &o) {
   search.libdir = install_libdir();
   r.search_path = module_search_path(search);
 
-  ConfigSearch where = ConfigSearch::from_environment();
+  ConfigSearch config_search = ConfigSearch::from_environment();
   if (o.config) {
-    where.named = o.config->c_str();
-    where.named_by_option = true;
+    config_search.named = o.config->c_str();
+    config_search.named_by_option = true;
   }
   std::optional<std::string> path;
   try {
-    path = find_config_file(where);
+    path = find_config_file(config_search);
   } catch (const Error &e) {
     r.errors.push_back(e.what());
     return;
@@ -172,10 +172,10 @@ void gather(Report &r, const Options &o) {
   if (!path)
     return;
   r.config_path = *path;
-  r.config_source = o.config                 ? "-c"
-                    : where.named != nullptr ? "$PNMPI_CONF"
-                    : *path == ".pnmpi-conf" ? "the working directory"
-                                             : "the home directory";
+  r.config_source = o.config                         ? "-c"
+                    : config_search.named != nullptr ? "$PNMPI_CONF"
+                    : *path == ".pnmpi-conf"         ? "the working directory"
+                                                     : "the home directory";
   try {
     r.plan = plan_layers(*path, r.search_path,
                          RoutineIndex(pnmpi_routine_names, PNMPI_NUM_ROUTINES), &r.errors);
@@ -196,7 +196,7 @@ void gather(Report &r, const Options &o) {
     used[static_cast<std::size_t>(m.stack)] = true;
   for (std::size_t s = 1; s < r.plan.config.stacks.size(); ++s) {
     if (!used[s])
-      r.warnings.push_back(r.plan.config.path + ":" + std::to_string(r.plan.config.stack_lines[s]) +
+      r.warnings.push_back(where(r.plan.config.path, r.plan.config.stack_lines[s]) +
                            ": warning: stack '" + r.plan.config.stacks[s] +
                            "' has no modules: calls sent into it go straight to MPI");
   }
@@ -208,9 +208,8 @@ void gather(Report &r, const Options &o) {
     for (const ElfImage::Wrapper &w : r.plan.layers[i].file->image.wrappers)
       wraps |= w.id == PNMPI_ID_MPI_Pcontrol;
     if (!wraps)
-      r.warnings.push_back(r.plan.config.path + ":" + std::to_string(m.pcontrol_line) +
-                           ": warning: module '" + m.name +
-                           "' does not wrap MPI_Pcontrol: 'pcontrol' has no effect");
+      r.warnings.push_back(where(r.plan.config.path, m.pcontrol_line) + ": warning: module '" +
+                           m.name + "' does not wrap MPI_Pcontrol: 'pcontrol' has no effect");
   }
 }
 

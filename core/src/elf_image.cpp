@@ -12,6 +12,7 @@
 #include <elf.h>
 #include <link.h>
 
+#include "elf_view.h"
 #include "error.h"
 
 namespace pnmpi {
@@ -77,19 +78,28 @@ bool site_kind(std::uint32_t type, bool &plus_addend) {
 class Reader {
 public:
   Reader(const std::vector<unsigned char> &bytes, const std::string &what)
-      : m_bytes(bytes), m_what(what) {}
+      : m_view(bytes), m_what(what) {}
 
   [[noreturn]] void fail(const std::string &message) const { throw Error(m_what + ": " + message); }
 
-  /// `count` objects of type T at file offset `offset`, or fail.
+  /// `count` objects of type T at file offset `offset`, or fail. ELF structures in a
+  /// well-formed file are naturally aligned, so they are read in place.
   template <typename T> const T *at(std::uint64_t offset, std::uint64_t count = 1) const {
-    if (offset > m_bytes.size() || count > (m_bytes.size() - offset) / sizeof(T))
+    switch (m_view.fault<T>(offset, count)) {
+    case ElfFault::past_end:
       fail("corrupt ELF file: data at offset " + std::to_string(offset) + " runs past the end");
-    // Objects are copied out before use where alignment matters; ELF structures in a
-    // well-formed file are naturally aligned, and we check that too.
-    if (offset % alignof(T) != 0)
+    case ElfFault::misaligned:
       fail("corrupt ELF file: misaligned structure at offset " + std::to_string(offset));
-    return reinterpret_cast<const T *>(m_bytes.data() + offset);
+    case ElfFault::none:
+      break;
+    }
+    return m_view.native<T>(offset, count);
+  }
+
+  /// The NUL-terminated string at `index` of the string table at file offset `table`.
+  std::optional<std::string_view> string(std::uint64_t table, std::uint64_t size,
+                                         std::uint64_t index) const {
+    return m_view.string(table, size, index);
   }
 
   /// The file offset of `size` bytes at virtual address `vaddr`, which must lie in the file
@@ -106,7 +116,7 @@ public:
   std::vector<const ElfW(Phdr) *> m_loads;
 
 private:
-  const std::vector<unsigned char> &m_bytes;
+  const ElfView m_view;
   const std::string &m_what;
 };
 
@@ -261,13 +271,13 @@ ElfImage read_elf_image(const std::vector<unsigned char> &bytes, const std::stri
   if (syment != sizeof(ElfW(Sym)))
     r.fail("corrupt ELF file: unexpected dynamic symbol size");
 
-  const char *strings = r.at<char>(r.offset_of(strtab, strsz, "DT_STRTAB"), strsz);
+  const std::uint64_t strings = r.offset_of(strtab, strsz, "DT_STRTAB");
+  r.at<char>(strings, strsz);
   for (const std::uint64_t offset : needed) {
-    const void *nul =
-        offset < strsz ? std::memchr(strings + offset, '\0', strsz - offset) : nullptr;
-    if (nul == nullptr)
+    const std::optional<std::string_view> name = r.string(strings, strsz, offset);
+    if (!name)
       r.fail("corrupt ELF file: a DT_NEEDED name lies outside the string table");
-    image.needed.emplace_back(strings + offset);
+    image.needed.emplace_back(*name);
   }
   // The hash tables count the symbols a lookup can find, and those before the first of them;
   // with none to find (a module that exports nothing), GNU ld's DT_GNU_HASH counts only the
@@ -289,11 +299,10 @@ ElfImage read_elf_image(const std::vector<unsigned char> &bytes, const std::stri
   auto name_of = [&](const ElfW(Sym) & s) -> std::string_view {
     if (s.st_name >= strsz)
       r.fail("corrupt ELF file: a symbol name lies outside the string table");
-    const char *begin = strings + s.st_name;
-    const void *nul = std::memchr(begin, '\0', strsz - s.st_name);
-    if (nul == nullptr)
+    const std::optional<std::string_view> name = r.string(strings, strsz, s.st_name);
+    if (!name)
       r.fail("corrupt ELF file: unterminated symbol name");
-    return {begin, static_cast<std::size_t>(static_cast<const char *>(nul) - begin)};
+    return *name;
   };
 
   // What each symbol is to us: -1 nothing, otherwise the routine id of the call site it names

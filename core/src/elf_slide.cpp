@@ -13,8 +13,8 @@
 #include <cstring>
 #include <elf.h>
 #include <link.h>
-#include <type_traits>
 
+#include "elf_view.h"
 #include "error.h"
 
 namespace pnmpi {
@@ -31,15 +31,20 @@ std::uint64_t up(std::uint64_t v) {
   return (v + kPage - 1) & ~(kPage - 1);
 }
 
-/// Checked access to `count` objects of type T at `offset` in `bytes`.
-template <typename T, typename Bytes>
-auto at(Bytes &bytes, std::uint64_t offset, std::uint64_t count = 1)
-    -> std::conditional_t<std::is_const_v<Bytes>, const T *, T *> {
-  if (offset > bytes.size() || count > (bytes.size() - offset) / sizeof(T) ||
-      offset % alignof(T) != 0)
+/// Checked access to `count` objects of type T at `offset` in `bytes` (through the one ELF
+/// reader's check), to read the original or edit the copy.
+template <typename T>
+const T *at(const std::vector<unsigned char> &bytes, std::uint64_t offset,
+            std::uint64_t count = 1) {
+  const ElfView view(bytes);
+  if (view.fault<T>(offset, count) != ElfFault::none)
     throw Error("cannot slide module copy: a structure lies outside the file");
-  return reinterpret_cast<std::conditional_t<std::is_const_v<Bytes>, const T *, T *>>(bytes.data() +
-                                                                                      offset);
+  return view.native<T>(offset, count);
+}
+template <typename T>
+T *at(std::vector<unsigned char> &bytes, std::uint64_t offset, std::uint64_t count = 1) {
+  at<T>(static_cast<const std::vector<unsigned char> &>(bytes), offset, count);
+  return native_at<T>(bytes, offset, count);
 }
 
 bool is_address_tag(ElfW(Sxword) tag) {

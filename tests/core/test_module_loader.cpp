@@ -217,7 +217,8 @@ TEST_F(Resolve, AModuleFileThatCannotBeReadIsNamedWithTheReason) {
   const RoutineIndex routines(pnmpi_routine_names, PNMPI_NUM_ROUTINES);
   const std::string locked = m_a + "/locked.so";
   {
-    std::ifstream in(std::string(PNMPI_TEST_MODULE_BUILD_DIR) + "/empty.so", std::ios::binary);
+    std::ifstream in(std::string(PNMPI_TEST_MODULE_BUILD_DIR) + "/passthrough.so",
+                     std::ios::binary);
     std::ofstream(locked, std::ios::binary | std::ios::trunc) << in.rdbuf();
   }
   ASSERT_EQ(::chmod(locked.c_str(), 0000), 0);

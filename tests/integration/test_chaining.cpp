@@ -118,7 +118,7 @@ TEST(Order, NoConfigIsAPlainPassThrough) {
 TEST(Order, ThousandLayersLoadAndRun) {
   std::string conf;
   for (int i = 0; i < 999; ++i)
-    conf += "module empty\n";
+    conf += "module passthrough\n";
   conf += X;
   const RunResult r = run_with(conf, {app("order_app")}, 2, {{"PNMPI_DEBUG", "1"}});
   ASSERT_EQ(r.exit_code, 0) << describe(r);
@@ -149,7 +149,7 @@ TEST(Config, ExampleFileLoads) {
   const RunResult r = run_mpi(job);
   ASSERT_EQ(r.exit_code, 0) << describe(r);
   EXPECT_NE(r.out.find("result: size=2 sum=1\n"), std::string::npos) << r.out;
-  EXPECT_EQ(lines_with(r.err, "pnmpi[debug]: layer 0: module 'empty'").size(), 2u) << r.err;
+  EXPECT_EQ(lines_with(r.err, "pnmpi[debug]: layer 0: module 'passthrough'").size(), 2u) << r.err;
   EXPECT_EQ(lines_with(r.err, "pnmpi[debug]: layer 1: module 'delay'").size(), 2u) << r.err;
 }
 

@@ -3,7 +3,8 @@
 """The generated C compiles warning-free under both MPIs, as the build compiles it.
 
 The build compiles the sources for the MPI it is configured with; this compiles them
-for both, and checks that the empty module exports one MPI_ wrapper per routine.
+for both, and checks that the passthrough module exports one MPI_ wrapper per
+routine.
 """
 
 import json
@@ -42,11 +43,12 @@ class Compile(Compiling, unittest.TestCase):
             with self.subTest(mpi=mpi, file=name):
                 self.compile(cc, outdir, ["-c", os.path.join(outdir, name),
                                           "-o", os.path.join(self.dir.name, name + ".o")])
-        empty = os.path.join(self.dir.name, "libempty.so")
-        self.compile(cc, outdir, ["-shared", os.path.join(outdir, "empty.c"), "-o", empty])
+        passthrough = os.path.join(self.dir.name, "libpassthrough.so")
+        self.compile(cc, outdir, ["-shared", os.path.join(outdir, "passthrough.c"),
+                                  "-o", passthrough])
         with open(os.path.join(outdir, "mpi_api.json")) as f:
             names = {r["name"] for r in json.load(f)["routines"]}
-        exported = elfsyms.exported_functions(empty)
+        exported = elfsyms.exported_functions(passthrough)
         self.assertEqual({n for n in exported if n.startswith("MPI_")}, names)
         self.assertFalse([n for n in exported if n.startswith("PMPI_")])
 

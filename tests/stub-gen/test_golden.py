@@ -3,7 +3,7 @@
 """Golden output: what the generator emits for a handful of hard routines per MPI.
 
 Each golden file holds, for one routine, its function type and its blocks in
-pnmpi_stub.c, pnmpi_xmpi.c and empty.c, cut from a real generator run. After an
+pnmpi_stub.c, pnmpi_xmpi.c and passthrough.c, cut from a real generator run. After an
 intended change (or an MPI upgrade), refresh them and review the diff:
 
     PNMPI_UPDATE_GOLDEN=1 python3 -m unittest discover -s tests/stub-gen
@@ -30,7 +30,7 @@ PER_MPI = {
     "mpich": ["MPI_Aint_add",  # returns MPI_Aint
               "MPI_Type_create_hindexed_block_c"],  # long names: line wrapping
 }
-FILES = ["pnmpi_routine_types.h", "pnmpi_stub.c", "pnmpi_xmpi.c", "empty.c"]
+FILES = ["pnmpi_routine_types.h", "pnmpi_stub.c", "pnmpi_xmpi.c", "passthrough.c"]
 
 
 def cut(path, name):

@@ -186,7 +186,7 @@ Layer probe(const std::string &tag) {
 }
 const Layer kOmpitrace{"trace", kTraced, false};
 const Layer kMinprof{"minprof", {}, true};
-const Layer kSilent{"silent", {}, false}; // empty, delay
+const Layer kSilent{"silent", {}, false}; // passthrough, delay
 
 /// The tokens ("<layer>:<ROUTINE>") one rank's lines must show, in order, for `layers` in
 /// config order. Each call enters at the top and visits every layer once (MPI_Pcontrol
@@ -350,7 +350,7 @@ std::string module(const std::string &name, const std::string &args = "") {
 std::string probe_module(const std::string &tag, const std::string &more = "") {
   return module("probe", "argument tag " + tag + "\n" + more);
 }
-const std::string kEmpty = module("empty");
+const std::string kPassthrough = module("passthrough");
 const std::string kDelay = module("delay", "argument delay-us 2\n");
 
 #define SKIP_UNLESS_OPENMPI()                                                                      \
@@ -443,8 +443,8 @@ TEST(Ompitrace, NativeTraceMatchesTheModel) {
 
 TEST(Ompitrace, TracesEachCallOnceWithLayersInConfigOrder) {
   SKIP_UNLESS_OPENMPI();
-  const std::string conf = probe_module("a") + kEmpty + kDelay + module("ompitrace") + kEmpty +
-                           kDelay + probe_module("b");
+  const std::string conf = probe_module("a") + kPassthrough + kDelay + module("ompitrace") +
+                           kPassthrough + kDelay + probe_module("b");
   const RunResult r = run_stack(conf, false, {{"PNMPI_DEBUG", "3"}});
   ASSERT_EQ(r.exit_code, 0) << describe(r);
   expect_results_unchanged(r);
@@ -456,8 +456,9 @@ TEST(Ompitrace, TracesEachCallOnceWithLayersInConfigOrder) {
   EXPECT_EQ(count_exact(r.err, "probe b MPI_INIT"), ranks) << r.err;
   // The chain the core built is the config's order; delay wraps only the send family.
   const std::map<std::string, std::string> chains = {
-      {"MPI_Send", "probe[0] empty[1] delay[2] ompitrace[3] empty[4] delay[5] probe[6]"},
-      {"MPI_Barrier", "probe[0] empty[1] ompitrace[3] empty[4] probe[6]"}};
+      {"MPI_Send",
+       "probe[0] passthrough[1] delay[2] ompitrace[3] passthrough[4] delay[5] probe[6]"},
+      {"MPI_Barrier", "probe[0] passthrough[1] ompitrace[3] passthrough[4] probe[6]"}};
   for (const auto &[routine, chain] : chains)
     EXPECT_EQ(count_exact(r.err, "pnmpi[debug]: " + routine + ": " + chain + " -> MPI"), ranks)
         << routine << "\n"
@@ -467,11 +468,11 @@ TEST(Ompitrace, TracesEachCallOnceWithLayersInConfigOrder) {
 // ---- Two tools at once: minprof and libompitrace.so ---------------------------------------
 
 TEST(TwoTools, ProfilerAboveOmpitrace) {
-  // minprof's report traffic at MPI_Finalize goes through empty, ompitrace, delay and the
+  // minprof's report traffic at MPI_Finalize goes through passthrough, ompitrace, delay and the
   // bottom probe: ompitrace traces it, with the handles minprof converted through Fortran.
   SKIP_UNLESS_OPENMPI();
-  const std::string conf = probe_module("top") + module("minprof") + kEmpty + module("ompitrace") +
-                           kDelay + probe_module("bottom");
+  const std::string conf = probe_module("top") + module("minprof") + kPassthrough +
+                           module("ompitrace") + kDelay + probe_module("bottom");
   const RunResult r = run_stack(conf);
   ASSERT_EQ(r.exit_code, 0) << describe(r);
   expect_results_unchanged(r);
@@ -489,7 +490,8 @@ TEST(TwoTools, ProfilerAboveOmpitrace) {
 TEST(TwoTools, OmpitraceAboveProfiler) {
   // Above minprof, ompitrace sees the application's calls only; minprof's report is the same.
   SKIP_UNLESS_OPENMPI();
-  const std::string conf = kEmpty + module("ompitrace") + kDelay + module("minprof") + kEmpty;
+  const std::string conf =
+      kPassthrough + module("ompitrace") + kDelay + module("minprof") + kPassthrough;
   const RunResult r = run_stack(conf);
   ASSERT_EQ(r.exit_code, 0) << describe(r);
   expect_results_unchanged(r);
@@ -539,8 +541,8 @@ TEST(Monitor, KeepsTheApplicationsTrafficApartFromTheToolsAbove) {
 
 // ---- minprof, on either MPI ----------------------------------------------------------------
 
-const std::string kProfilerStack =
-    probe_module("top") + kEmpty + module("minprof") + kDelay + kEmpty + probe_module("bottom");
+const std::string kProfilerStack = probe_module("top") + kPassthrough + module("minprof") + kDelay +
+                                   kPassthrough + probe_module("bottom");
 const std::vector<Layer> kProfilerLayers = {probe("top"), kSilent, kMinprof,
                                             kSilent,      kSilent, probe("bottom")};
 

@@ -5,8 +5,11 @@
 # The package test (ctest package.external_module): installs the build tree into a scratch
 # prefix, checks the layout, builds a module out of tree with find_package(pnmpi), and runs
 # an unchanged MPI program through the installed pnmpi-run with that module and an
-# installed one (found in the install's module directory). Also pnmpi-info and pkg-config
-# from the install. Any mismatch prints what was expected and what came, and fails.
+# installed one (found in the install's module directory). Then, from the install alone
+# (CMAKE_PREFIX_PATH): builds and runs the installed worked example
+# (share/pnmpi/examples/tool) and a copy of the installed template (share/pnmpi/template),
+# and checks the environment-module files. Also pnmpi-info and pkg-config from the
+# install. Any mismatch prints what was expected and what came, and fails.
 set -euo pipefail
 
 while [ $# -gt 0 ]; do
@@ -52,7 +55,14 @@ for f in bin/pnmpi-patch bin/pnmpi-info bin/pnmpi-run "$libdir/libpnmpi.so" \
   include/pnmpi/xmpi.h include/pnmpimod.h "$libdir/cmake/pnmpi/pnmpiConfig.cmake" \
   "$libdir/cmake/pnmpi/pnmpiConfigVersion.cmake" "$libdir/cmake/pnmpi/pnmpiTargets.cmake" \
   "$libdir/cmake/pnmpi/PnmpiModule.cmake" "$libdir/pkgconfig/pnmpi.pc" \
-  "$libdir/pnmpi/modules/empty.so" "$libdir/pnmpi/modules/delay.so"; do
+  "$libdir/pnmpi/modules/empty.so" "$libdir/pnmpi/modules/passthrough.so" \
+  "$libdir/pnmpi/modules/delay.so" "$libdir/pnmpi/modules/monitor.so" \
+  "$libdir/libmpi_monitoring.so" include/MPI_Monitoring.h share/pnmpi/template/empty.c \
+  share/pnmpi/examples/tool/CMakeLists.txt share/pnmpi/examples/tool/README.md \
+  share/doc/pnmpi/README.md share/doc/pnmpi/docs/install.md share/doc/pnmpi/docs/monitor.md \
+  share/doc/pnmpi/docs/tool-writers-guide.md \
+  "share/pnmpi/modulefiles/pnmpi/$version-$flavor" \
+  "share/pnmpi/modulefiles/pnmpi/$version-$flavor.lua"; do
   [ -e "$prefix/$f" ] || fail "the install has no $f"
 done
 
@@ -77,7 +87,7 @@ conf="$work/hello.conf"
 cat >"$conf" <<'EOF'
 module hello
 argument greeting bonjour
-module empty
+module passthrough
 EOF
 
 step "mpirun pnmpi-run: the external module (-L) and an installed one (module directory)"
@@ -106,9 +116,98 @@ step "pnmpi-info from the install"
 "$prefix/bin/pnmpi-info" -c "$conf" -r MPI_Send >"$work/info.out" 2>&1 ||
   { cat "$work/info.out" >&2; fail "pnmpi-info failed"; }
 expect_line "$work/info.out" "  $prefix/$libdir/pnmpi/modules (the install's module directory)"
-expect_line "$work/info.out" "    MPI_Send                     hello[0] -> empty[1] -> MPI"
+expect_line "$work/info.out" "    MPI_Send                     hello[0] -> passthrough[1] -> MPI"
 "$prefix/bin/pnmpi-info" --check -c "$conf" >"$work/check.out" 2>&1 || fail "pnmpi-info --check"
 expect_line "$work/check.out" "pnmpi-info: $conf: ok (2 module(s), 1 stack(s))"
+
+step "the installed worked example, built from the install alone (CMAKE_PREFIX_PATH)"
+example="$prefix/share/pnmpi/examples/tool"
+"$cmake" -S "$example" -B "$work/example" -DCMAKE_PREFIX_PATH="$prefix" \
+  >"$work/example-configure.log" 2>&1 ||
+  { cat "$work/example-configure.log" >&2; fail "configuring the example failed"; exit 1; }
+"$cmake" --build "$work/example" -j2 >"$work/example-build.log" 2>&1 ||
+  { cat "$work/example-build.log" >&2; fail "building the example failed"; exit 1; }
+if grep -q "warning" "$work/example-build.log"; then
+  fail "the example builds with a warning (log: $work/example-build.log)"
+fi
+(cd "$work/example" && "${launch[@]}" "$prefix/bin/pnmpi-run" -c "$example/example.conf" \
+  -L modules ./app) >"$work/example.out" 2>"$work/example.err" ||
+  { cat "$work/example.err" >&2; fail "the example's job failed"; }
+expect_line "$work/example.out" "app: 2 ranks done"
+expect_line "$work/example.out" "report: 2 send(s) of 1 byte(s)"
+for range in "8 to 15" "64 to 127" "512 to 1023"; do
+  expect_line "$work/example.out" "report: 2 send(s) of $range bytes"
+done
+printf 'module report\nargument format csv\nmodule sizes\nargument bins 8\n' >"$work/csv.conf"
+"${launch[@]}" "$prefix/bin/pnmpi-run" -c "$work/csv.conf" -L "$work/example/modules" \
+  "$work/example/app" >"$work/csv.out" 2>"$work/csv.err" ||
+  { cat "$work/csv.err" >&2; fail "the example's csv job failed"; }
+expect_line "$work/csv.out" "1,1,2"
+expect_line "$work/csv.out" "64,-1,4" # 8 bins: 100 and 1000 bytes share the last one
+printf 'module report\nmodule sizes\nargument bins 99\n' >"$work/bad.conf"
+if "${launch[@]}" "$prefix/bin/pnmpi-run" -c "$work/bad.conf" -L "$work/example/modules" \
+  "$work/example/app" >"$work/bad.out" 2>"$work/bad.err"; then
+  fail "the example accepted 'argument bins 99'"
+fi
+expect_line "$work/bad.err" "pnmpi: $work/bad.conf:3: module 'sizes': argument 'bins' must be a \
+whole number from 2 to 64, not '99'" 2
+
+step "the installed template, copied into a project of its own"
+mkdir -p "$work/mytool"
+cp "$prefix/share/pnmpi/template/empty.c" "$work/mytool/mytool.c"
+printf '%s\n' 'cmake_minimum_required(VERSION 3.20)' 'project(mytool LANGUAGES C)' \
+  'find_package(pnmpi REQUIRED)' 'pnmpi_add_module(mytool mytool.c)' >"$work/mytool/CMakeLists.txt"
+{ "$cmake" -S "$work/mytool" -B "$work/mytool/build" -DCMAKE_PREFIX_PATH="$prefix" &&
+  "$cmake" --build "$work/mytool/build"; } >"$work/mytool.log" 2>&1 ||
+  { cat "$work/mytool.log" >&2; fail "building the copied template failed"; }
+printf 'module mytool\n' >"$work/mytool.conf"
+"${launch[@]}" "$prefix/bin/pnmpi-run" -c "$work/mytool.conf" -L "$work/mytool/build/modules" \
+  "$work/build/plain_app" >"$work/mytool.out" 2>"$work/mytool.err" ||
+  { cat "$work/mytool.err" >&2; fail "the copied template's job failed"; }
+expect_line "$work/mytool.out" "empty[0]: layer 0: 1 send(s), 1 from the application"
+
+step "the environment-module files set this prefix's paths"
+modfile="$prefix/share/pnmpi/modulefiles/pnmpi/$version-$flavor"
+# name|value below the prefix ("" for the prefix itself); prepend unless marked append.
+settings=("PATH|/bin" "CMAKE_PREFIX_PATH|" "PKG_CONFIG_PATH|/$libdir/pkgconfig"
+  "CPATH|/include" "LIBRARY_PATH|/$libdir" "LD_LIBRARY_PATH|/$libdir")
+want_tcl="conflict pnmpi
+setenv PNMPI_ROOT $prefix"
+for s in "${settings[@]}"; do
+  want_tcl+=$'\n'"prepend-path ${s%%|*} $prefix${s#*|}"
+done
+want_tcl+=$'\n'"append-path PNMPI_LIB_PATH $prefix/$libdir/pnmpi/modules"
+# Tcl: the file runs with the module commands defined to print what they would do.
+# shellcheck disable=SC2016 # Tcl source: its $ are Tcl's
+printf '%s\n' 'proc setenv {var value} { puts "setenv $var $value" }' \
+  'proc prepend-path {var value} { puts "prepend-path $var $value" }' \
+  'proc append-path {var value} { puts "append-path $var $value" }' \
+  'proc conflict {name} { puts "conflict $name" }' 'proc module-whatis {text} {}' \
+  'source [lindex $argv 0]' >"$work/modulecmd.tcl"
+if command -v tclsh >/dev/null; then
+  got=$(tclsh "$work/modulecmd.tcl" "$modfile" 2>&1) || fail "tclsh cannot read $modfile: $got"
+  [ "$got" = "$want_tcl" ] || fail "$modfile does:
+$got
+instead of:
+$want_tcl"
+else
+  echo "(no tclsh: the Tcl module file is not run)"
+fi
+# Lua (Lmod): the same settings, checked line by line; Lmod reads it too when installed.
+expect_line "$modfile.lua" "local prefix = \"$prefix\""
+expect_line "$modfile.lua" "setenv(\"PNMPI_ROOT\", prefix)"
+expect_line "$modfile.lua" "prepend_path(\"CMAKE_PREFIX_PATH\", prefix)"
+for s in "${settings[@]}"; do
+  [ -n "${s#*|}" ] && expect_line "$modfile.lua" "prepend_path(\"${s%%|*}\", prefix .. \"${s#*|}\")"
+done
+expect_line "$modfile.lua" "append_path(\"PNMPI_LIB_PATH\", prefix .. \"/$libdir/pnmpi/modules\")"
+for f in "$modfile" "$modfile.lua"; do
+  if grep -q '@PNMPI_' "$f"; then fail "$f holds an unreplaced @PNMPI_ variable"; fi
+done
+if [ -n "${LMOD_CMD:-}" ]; then
+  "$LMOD_CMD" bash show "$modfile.lua" >/dev/null 2>"$work/lmod.err" ||
+    { cat "$work/lmod.err" >&2; fail "Lmod cannot read $modfile.lua"; }
+fi
 
 step "pkg-config"
 export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig"

@@ -688,7 +688,7 @@ TEST(MonitorSessions, WithoutTheMonitorEveryCallFailsCleanly) {
   job.ranks = N;
   job.program = {bin("monitor_sessions"), "--no-monitor"};
   job.env["PNMPI_LIB_PATH"] = PNMPI_MODULE_BUILD_DIR;
-  job.env["PNMPI_CONF"] = write_temp_file(test_name() + ".conf", "module empty\n");
+  job.env["PNMPI_CONF"] = write_temp_file(test_name() + ".conf", "module passthrough\n");
   const RunResult r = run_mpi(job);
   ASSERT_EQ(r.exit_code, 0) << describe(r);
   for (int rank = 0; rank < N; ++rank)
