@@ -266,6 +266,11 @@ void Core::number_handles() {
     m_handle_layers.push_back(static_cast<int>(i));
   }
   open_through(static_cast<int>(config.stacks.size()) - 1);
+  // XMPI_X_NewStack looks its handle up on every call: one index, no search.
+  m_handle_stacks.assign(m_handle_layers.size() + 1, -1);
+  for (std::size_t stack = m_stack_handles.size(); stack-- > 0;)
+    m_handle_stacks[static_cast<std::size_t>(m_stack_handles[stack])] = static_cast<int>(stack);
+  m_handle_stacks[0] = 0;
 }
 
 int Core::layer_of(int handle) const {
@@ -275,12 +280,9 @@ int Core::layer_of(int handle) const {
 }
 
 int Core::stack_of(int handle) const {
-  if (handle == 0)
-    return 0;
-  for (std::size_t s = 0; s < m_stack_handles.size(); ++s)
-    if (m_stack_handles[s] == handle)
-      return static_cast<int>(s);
-  return -1;
+  if (handle < 0 || handle >= static_cast<int>(m_handle_stacks.size()))
+    return -1;
+  return m_handle_stacks[static_cast<std::size_t>(handle)];
 }
 
 bool Core::pcontrol_receives(int layer) const {

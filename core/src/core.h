@@ -104,7 +104,8 @@ private:
   std::vector<std::vector<std::uintptr_t>> m_pcontrol_receivers;
   std::vector<int> m_layer_handles;
   std::vector<int> m_stack_handles{0};
-  std::vector<int> m_handle_layers; ///< per handle: its layer, or -1 for a `stack` line
+  std::vector<int> m_handle_layers;    ///< per handle: its layer, or -1 for a `stack` line
+  std::vector<int> m_handle_stacks{0}; ///< per handle: the stack it starts, or -1
 };
 
 } // namespace pnmpi
