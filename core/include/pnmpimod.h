@@ -23,4 +23,10 @@
 /** PnMPI's names for the registration hook, as a string (for dlsym-style lookups). */
 #define PNMPI_REGISTRATION_POINT "PNMPI_RegistrationPoint"
 
+/** PnMPI's limits, for modules that size buffers with them: a module file's path, a
+ * registered module name, the number of modules. */
+#define PNMPI_MODULE_FILENAMELEN 512
+#define PNMPI_MODULE_USERNAMELEN 256
+#define PNMPI_MAX_MOD 100000
+
 #endif /* PNMPI_PNMPIMOD_COMPAT_H */

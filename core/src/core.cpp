@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "bindings.h"
+#include "compat.h"
 #include "dispatch.h"
 #include "error.h"
 #include "log.h"
@@ -38,7 +39,10 @@ std::vector<bool> to_bottom_routines() {
 
 /// Publishes the default stack to the stub: from here on routed calls take effect, and no
 /// routine takes its pending path any more. Heads first, then the mask, word by word.
-void publish(const LinkStacks *stacks) {
+/// `routed_anyway`: routines routed to the given function even when no layer wraps them
+/// (the banner's MPI_Init, which is also their bottom when there are stacks).
+void publish(const LinkStacks *stacks,
+             const std::vector<std::pair<unsigned, std::uintptr_t>> &routed_anyway = {}) {
   uint64_t mask[PNMPI_MASK_WORDS] = {};
   for (unsigned id = 0; stacks != nullptr && id < PNMPI_NUM_ROUTINES; ++id) {
     if (stacks->chains[0][id].empty())
@@ -46,6 +50,11 @@ void publish(const LinkStacks *stacks) {
     pnmpi_head[id] = reinterpret_cast<pnmpi_fn_any>(stacks->heads[0][id]);
     pnmpi_bit_set(mask, id);
   }
+  for (const auto &[id, fn] : routed_anyway)
+    if (stacks == nullptr || stacks->chains[0][id].empty()) {
+      pnmpi_head[id] = reinterpret_cast<pnmpi_fn_any>(fn);
+      pnmpi_bit_set(mask, id);
+    }
   for (unsigned w = 0; w < PNMPI_MASK_WORDS; ++w)
     __atomic_store_n(&pnmpi_mask[w], mask[w], __ATOMIC_RELEASE);
 }
@@ -75,11 +84,46 @@ std::string own_library_directory() {
   return directory_of(info.dli_fname);
 }
 
+/// Whether this run prints the banner (banner.cpp decides the rest: rank 0, once).
+bool banner_wanted() {
+  return std::getenv("PNMPI_BE_SILENT") == nullptr || debug_level() >= 1;
+}
+
 } // namespace
 
 } // namespace pnmpi
 
 extern "C" int XMPI_Pcontrol(const int level, ...);
+
+// The bottom of MPI_Init and MPI_Init_thread when the banner is due: MPI's own, then the
+// banner, which needs the rank. Every layer has run its part of MPI_Init by then.
+extern "C" int pnmpi_banner_MPI_Init(int *argc, char ***argv) {
+  const int rc = PMPI_Init(argc, argv);
+  if (rc == MPI_SUCCESS)
+    pnmpi::print_banner();
+  return rc;
+}
+
+extern "C" int pnmpi_banner_MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+  const int rc = PMPI_Init_thread(argc, argv, required, provided);
+  if (rc == MPI_SUCCESS)
+    pnmpi::print_banner();
+  return rc;
+}
+
+namespace {
+
+/// The routines after which the banner is printed (those that initialise MPI's world),
+/// each with its banner bottom; none when the banner is off.
+std::vector<std::pair<unsigned, std::uintptr_t>> banner_routines(bool banner) {
+  if (!banner)
+    return {};
+  return {
+      {PNMPI_ID_MPI_Init, reinterpret_cast<std::uintptr_t>(&pnmpi_banner_MPI_Init)},
+      {PNMPI_ID_MPI_Init_thread, reinterpret_cast<std::uintptr_t>(&pnmpi_banner_MPI_Init_thread)}};
+}
+
+} // namespace
 
 namespace pnmpi {
 
@@ -100,11 +144,17 @@ void Core::load() {
     m_bottom[id] = reinterpret_cast<std::uintptr_t>(pnmpi_pmpi_table[id]);
   m_bottom[PNMPI_ID_MPI_Pcontrol] = reinterpret_cast<std::uintptr_t>(&XMPI_Pcontrol);
 
+  // As in PnMPI, the banner says "No modules loaded." even without a configuration: a
+  // user who expected tools sees at once that none ran.
+  const auto banner = banner_routines(banner_wanted());
+  for (const auto &[id, fn] : banner)
+    m_bottom[id] = fn;
   const std::optional<std::string> path = find_config_file(ConfigSearch::from_environment());
   if (!path) {
     debug(1, "no configuration file ($PNMPI_CONF, ./.pnmpi-conf, ~/.pnmpi-conf): no modules, "
              "every MPI call goes straight to MPI");
-    publish(nullptr);
+    publish(nullptr, banner);
+    number_handles();
     m_loaded = true;
     return;
   }
@@ -150,7 +200,7 @@ void Core::load() {
     top[id] = reinterpret_cast<std::uintptr_t>(pnmpi_nested_table[id]);
   bind_call_sites(views, m_stacks.heads.size(), m_bottom, to_bottom_routines(), top);
 
-  publish(&m_stacks);
+  publish(&m_stacks, banner);
   if (debug_level() >= 3) {
     for (unsigned id = 0; id < PNMPI_NUM_ROUTINES; ++id) {
       if (m_stacks.chains[0][id].empty())
@@ -169,6 +219,7 @@ void Core::load() {
       if (pcontrol_receives(e.layer))
         m_pcontrol_receivers[s].push_back(e.address);
 
+  number_handles();
   m_loaded = true;
   const auto us = std::chrono::duration_cast<std::chrono::microseconds>(
                       std::chrono::steady_clock::now() - start)
@@ -189,6 +240,51 @@ void Core::load() {
   call_hook("PNMPI_Init");
 }
 
+void Core::number_handles() {
+  const Config &config = m_plan.config;
+  m_handle_layers.clear();
+  m_layer_handles.assign(m_layers.size(), -1);
+  m_stack_handles.assign(config.stacks.size(), 0);
+  // An explicit `stack default` first line is a line of the module list like any other.
+  if (config.stack_lines[0] != 0) {
+    m_handle_layers.push_back(-1);
+    m_stack_handles[0] = 1;
+  }
+  // Stacks are sections in config order (the parser never reopens one), so walking the
+  // layers in order and opening each stack as it is passed gives the file's line order.
+  int open = 0;
+  const auto open_through = [&](int stack) {
+    for (; open < stack; ++open) {
+      m_handle_layers.push_back(-1);
+      m_stack_handles[static_cast<std::size_t>(open + 1)] =
+          static_cast<int>(m_handle_layers.size());
+    }
+  };
+  for (std::size_t i = 0; i < m_layers.size(); ++i) {
+    open_through(m_layers[i].spec->stack);
+    m_layer_handles[i] = static_cast<int>(m_handle_layers.size());
+    m_handle_layers.push_back(static_cast<int>(i));
+  }
+  open_through(static_cast<int>(config.stacks.size()) - 1);
+  // XMPI_X_NewStack looks its handle up on every call: one index, no search.
+  m_handle_stacks.assign(m_handle_layers.size() + 1, -1);
+  for (std::size_t stack = m_stack_handles.size(); stack-- > 0;)
+    m_handle_stacks[static_cast<std::size_t>(m_stack_handles[stack])] = static_cast<int>(stack);
+  m_handle_stacks[0] = 0;
+}
+
+int Core::layer_of(int handle) const {
+  if (handle < 0 || handle >= static_cast<int>(m_handle_layers.size()))
+    return -1;
+  return m_handle_layers[static_cast<std::size_t>(handle)];
+}
+
+int Core::stack_of(int handle) const {
+  if (handle < 0 || handle >= static_cast<int>(m_handle_stacks.size()))
+    return -1;
+  return m_handle_stacks[static_cast<std::size_t>(handle)];
+}
+
 bool Core::pcontrol_receives(int layer) const {
   return receives_pcontrol(m_plan.config, *m_layers[static_cast<std::size_t>(layer)].spec);
 }
@@ -206,7 +302,7 @@ bool Core::call_layer_hook(std::size_t index, const char *name, bool with_handle
   m_hook_layer = static_cast<int>(index);
   if (with_handle)
     reinterpret_cast<void (*)(PNMPI_modHandle_t)>(layer.module.base + it->second)(
-        static_cast<PNMPI_modHandle_t>(index));
+        module_handle(static_cast<int>(index)));
   else
     reinterpret_cast<void (*)()>(layer.module.base + it->second)();
   m_hook_layer = outer;
@@ -384,21 +480,23 @@ pnmpi_fn_any pnmpi_next_by_caller(unsigned id, const void *return_address) {
       core.stacks().next_after(stack, layer, id, core.bottom()[id]));
 }
 
-pnmpi_fn_any pnmpi_stack_head(int stack, unsigned id) {
+pnmpi_fn_any pnmpi_stack_head(int handle, unsigned id) {
   const Core &core = Core::instance();
+  const int stack = core.stack_of(handle);
   if (stack < 0 || stack >= static_cast<int>(core.stacks().heads.size()))
     pnmpi::fatal("XMPI_" + std::string(pnmpi_routine_names[id] + 4) +
-                 "_NewStack: there is no stack with handle " + std::to_string(stack));
+                 "_NewStack: there is no stack with handle " + std::to_string(handle));
   return reinterpret_cast<pnmpi_fn_any>(core.stacks().heads[stack][id]);
 }
 
-int pnmpi_pcontrol_deliver(int stack, int level, const pnmpi_pcontrol_arg *arg) {
+int pnmpi_pcontrol_deliver(int handle, int level, const pnmpi_pcontrol_arg *arg) {
   using Pcontrol = int (*)(const int, ...);
   const Core &core = Core::instance();
+  const int stack = core.stack_of(handle);
   // A bad handle is the module's bug, as for every other XMPI_X_NewStack (pnmpi_stack_head):
   // delivering to nobody would hide it.
   if (stack < 0 || stack >= static_cast<int>(core.pcontrol_receivers().size()))
-    pnmpi::fatal("XMPI_Pcontrol_NewStack: there is no stack with handle " + std::to_string(stack));
+    pnmpi::fatal("XMPI_Pcontrol_NewStack: there is no stack with handle " + std::to_string(handle));
   // Every receiver gets the call even when one fails (one tool's error must not silence
   // another); the first error is what the application sees. 0 is MPI_SUCCESS.
   int first_error = 0;

@@ -68,7 +68,22 @@ public:
   /// in `stack` that defines it. Returns whether one did.
   bool call_next_hook(const char *name, int stack, int after);
 
+  /// PnMPI's numbering of the handles the module API hands out and takes: the config's
+  /// `module` and `stack` lines in order, one number each from 0, so a `stack` line takes a
+  /// number too; a stack's handle is the number after its `stack` line (the default stack's
+  /// is 0, or 1 after an explicit `stack default` first line). Layers and stacks inside the
+  /// core stay indexed densely (layers(), Config::stacks); these translate at the API.
+  int module_handle(int layer) const { return m_layer_handles[static_cast<std::size_t>(layer)]; }
+  /// The layer with handle `handle`, or -1 (a `stack` line's number, or out of range).
+  int layer_of(int handle) const;
+  int stack_handle(int stack) const { return m_stack_handles[static_cast<std::size_t>(stack)]; }
+  /// The stack with handle `handle`, or -1. 0 is always the default stack.
+  int stack_of(int handle) const;
+
 private:
+  /// Computes the handles above from the config (at load).
+  void number_handles();
+
   /// Calls hook `name` of every layer that defines it, in config order; with_handle: the
   /// hook takes the layer's handle.
   void call_hook(const char *name, bool with_handle = false);
@@ -87,6 +102,10 @@ private:
   std::vector<CodeRange> m_code; ///< sorted by begin
   int m_hook_layer = -1;
   std::vector<std::vector<std::uintptr_t>> m_pcontrol_receivers;
+  std::vector<int> m_layer_handles;
+  std::vector<int> m_stack_handles{0};
+  std::vector<int> m_handle_layers;    ///< per handle: its layer, or -1 for a `stack` line
+  std::vector<int> m_handle_stacks{0}; ///< per handle: the stack it starts, or -1
 };
 
 } // namespace pnmpi

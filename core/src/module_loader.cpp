@@ -134,10 +134,12 @@ std::unique_ptr<ModuleFile> read_module_file(const std::string &path, const Modu
     throw Error(context + ": needs " + image.unknown_xmpi.front() +
                 ", which the MPI pnmpi was built for does not provide; rebuild the module "
                 "against this MPI");
+  // PnMPI loads such a module (its constructors may be all it needs), so pnmpi does too,
+  // and says so where someone looking for a missing tool will look.
   if (image.wrappers.empty() && image.pnmpi_syms.empty())
-    throw Error(context + ": wraps no MPI routine and defines no pnmpi hook, so it would do "
-                          "nothing; if it was built with -fvisibility=hidden, export its "
-                          "MPI_ wrappers (PNMPI_EXPORT)");
+    debug(1, context + ": wraps no MPI routine and defines no pnmpi hook, so it does "
+                       "nothing but load; if it was built with -fvisibility=hidden, export "
+                       "its MPI_ wrappers (PNMPI_EXPORT)");
   return file;
 }
 

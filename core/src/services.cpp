@@ -8,12 +8,15 @@
 #include <pnmpi/pnmpi.h>
 
 #include <cstring>
+#include <dlfcn.h>
 #include <mutex>
 #include <new>
 #include <string>
+#include <unwind.h>
 #include <vector>
 
 #include "arguments.h"
+#include "compat.h"
 #include "core.h"
 #include "log.h"
 #include "values.h"
@@ -37,16 +40,15 @@ public:
     return PNMPI_SUCCESS;
   }
 
-  /// The first entry named `name` (of layer `module`, unless PNMPI_MODHANDLE_NULL) whose
+  /// The first entry named `name` (of layer `layer`, unless it is -1) whose
   /// signature `matches`, into *out; PNMPI_SIGNATURE when the name exists only with other
   /// signatures; else `missing`.
   template <class Matches>
-  PNMPI_status_t find(PNMPI_modHandle_t module, const char *name, Matches &&matches,
-                      PNMPI_status_t missing, Descriptor *out) const {
+  PNMPI_status_t find(int layer, const char *name, Matches &&matches, PNMPI_status_t missing,
+                      Descriptor *out) const {
     bool other_signature = false;
     for (const Entry &e : m_entries) {
-      if ((module != PNMPI_MODHANDLE_NULL && e.layer != module) ||
-          std::strcmp(e.descriptor.name, name) != 0)
+      if ((layer != -1 && e.layer != layer) || std::strcmp(e.descriptor.name, name) != 0)
         continue;
       if (!matches(e.descriptor)) {
         other_signature = true;
@@ -56,6 +58,15 @@ public:
       return PNMPI_SUCCESS;
     }
     return other_signature ? PNMPI_SIGNATURE : missing;
+  }
+
+  /// What layer `layer` published, in the order it did.
+  std::vector<Descriptor> of(int layer) const {
+    std::vector<Descriptor> out;
+    for (const Entry &e : m_entries)
+      if (e.layer == layer)
+        out.push_back(e.descriptor);
+    return out;
   }
 
 private:
@@ -104,8 +115,9 @@ int calling_layer(const void *return_address) {
   return core.layer_at(return_address);
 }
 
-bool valid_module(PNMPI_modHandle_t handle) {
-  return handle >= 0 && handle < static_cast<int>(Core::instance().layers().size());
+/// The layer a module handle names (PnMPI's numbering, Core::layer_of), or -1.
+int layer_of(PNMPI_modHandle_t handle) {
+  return Core::instance().layer_of(handle);
 }
 
 /// Runs `body` (which returns a status) so that no exception leaves the C API. Return
@@ -126,10 +138,11 @@ PNMPI_status_t typed_argument(PNMPI_modHandle_t module, const char *name, int fl
                               const void *value, const pnmpi::Argument **arg) {
   if (name == nullptr || value == nullptr)
     return PNMPI_BADARG;
-  if (!valid_module(module))
+  const int layer = layer_of(module);
+  if (layer < 0)
     return PNMPI_NOMODULE;
   const Core &core = Core::instance();
-  const pnmpi::ModuleSpec &spec = *core.layers()[module].spec;
+  const pnmpi::ModuleSpec &spec = *core.layers()[static_cast<std::size_t>(layer)].spec;
   *arg = spec.find_argument(name);
   if (*arg != nullptr)
     return PNMPI_SUCCESS;
@@ -142,8 +155,9 @@ PNMPI_status_t typed_argument(PNMPI_modHandle_t module, const char *name, int fl
 PNMPI_status_t malformed(PNMPI_modHandle_t module, const pnmpi::Argument &arg,
                          const std::string &problem) {
   const Core &core = Core::instance();
-  pnmpi::print_error(
-      pnmpi::argument_message(core.config(), *core.layers()[module].spec, arg, problem));
+  pnmpi::print_error(pnmpi::argument_message(
+      core.config(), *core.layers()[static_cast<std::size_t>(layer_of(module))].spec, arg,
+      problem));
   return PNMPI_BADARG;
 }
 
@@ -166,7 +180,49 @@ PNMPI_status_t read_typed(PNMPI_modHandle_t module, const char *name, int flags,
   });
 }
 
+/// The frame walk of application_return_address(): the first return address outside
+/// libpnmpi and the layers' code.
+struct ReturnAddressWalk {
+  const void *own_base;
+  void *found = nullptr;
+};
+
+_Unwind_Reason_Code visit_frame(struct _Unwind_Context *context, void *arg) {
+  auto *walk = static_cast<ReturnAddressWalk *>(arg);
+  void *ip = reinterpret_cast<void *>(_Unwind_GetIP(context));
+  if (ip == nullptr)
+    return _URC_END_OF_STACK;
+  Dl_info info;
+  const bool own = ::dladdr(ip, &info) != 0 && info.dli_fbase == walk->own_base;
+  if (own || Core::instance().layer_at(ip) >= 0)
+    return _URC_NO_REASON;
+  walk->found = ip;
+  return _URC_END_OF_STACK;
+}
+
 } // namespace
+
+pnmpi::LayerRegistrations pnmpi::layer_registrations(int layer) {
+  Registry &r = registry();
+  std::lock_guard<std::mutex> guard(r.lock);
+  r.ensure_names();
+  LayerRegistrations out;
+  out.name = r.module_names[static_cast<std::size_t>(layer)];
+  for (const PNMPI_Service_descriptor_t &d : r.services.of(layer))
+    out.services.emplace_back(d.name, d.sig);
+  for (const PNMPI_Global_descriptor_t &d : r.globals.of(layer))
+    out.globals.emplace_back(d.name, d.sig);
+  return out;
+}
+
+void *pnmpi::application_return_address() {
+  Dl_info self;
+  if (::dladdr(reinterpret_cast<void *>(&visit_frame), &self) == 0)
+    return nullptr;
+  ReturnAddressWalk walk{self.dli_fbase};
+  _Unwind_Backtrace(&visit_frame, &walk);
+  return walk.found;
+}
 
 extern "C" {
 
@@ -178,7 +234,7 @@ PNMPI_status_t PNMPI_Service_GetModuleSelf(PNMPI_modHandle_t *handle) {
   const int layer = calling_layer(__builtin_return_address(0));
   if (layer < 0)
     return PNMPI_NOMODULE;
-  *handle = layer;
+  *handle = Core::instance().module_handle(layer);
   return PNMPI_SUCCESS;
 }
 
@@ -186,9 +242,11 @@ PNMPI_status_t PNMPI_Service_GetArgument(PNMPI_modHandle_t module, const char *n
                                          const char **value) {
   if (name == nullptr || value == nullptr)
     return PNMPI_BADARG;
-  if (!valid_module(module))
+  const int layer = layer_of(module);
+  if (layer < 0)
     return PNMPI_NOMODULE;
-  const std::string *v = Core::instance().layers()[module].spec->argument(name);
+  const std::string *v =
+      Core::instance().layers()[static_cast<std::size_t>(layer)].spec->argument(name);
   if (v == nullptr)
     return PNMPI_NOARG;
   *value = v->c_str();
@@ -198,7 +256,8 @@ PNMPI_status_t PNMPI_Service_GetArgument(PNMPI_modHandle_t module, const char *n
 const char *PNMPI_Service_GetArgumentSelf(const char *name) {
   const int layer = calling_layer(__builtin_return_address(0));
   const char *value = nullptr;
-  if (layer < 0 || PNMPI_Service_GetArgument(layer, name, &value) != PNMPI_SUCCESS)
+  if (layer < 0 || PNMPI_Service_GetArgument(Core::instance().module_handle(layer), name, &value) !=
+                       PNMPI_SUCCESS)
     return nullptr;
   return value;
 }
@@ -283,7 +342,7 @@ PNMPI_status_t PNMPI_Service_GetModuleByName(const char *name, PNMPI_modHandle_t
     r.ensure_names();
     for (std::size_t i = 0; i < r.module_names.size(); ++i)
       if (r.module_names[i] == name) {
-        *handle = static_cast<int>(i);
+        *handle = Core::instance().module_handle(static_cast<int>(i));
         return PNMPI_SUCCESS;
       }
     return PNMPI_NOMODULE;
@@ -296,34 +355,36 @@ PNMPI_status_t PNMPI_Service_GetStackByName(const char *name, PNMPI_modHandle_t 
   const int stack = Core::instance().config().stack_index(name);
   if (stack < 0)
     return PNMPI_NOSTACK;
-  *handle = stack;
+  *handle = Core::instance().stack_handle(stack);
   return PNMPI_SUCCESS;
 }
 
 PNMPI_status_t pnmpi_module_stack(PNMPI_modHandle_t module, PNMPI_modHandle_t *stack) {
   if (stack == nullptr)
     return PNMPI_BADARG;
-  if (!valid_module(module))
+  const int layer = layer_of(module);
+  if (layer < 0)
     return PNMPI_NOMODULE;
-  *stack = Core::instance().layers()[module].spec->stack;
+  const Core &core = Core::instance();
+  *stack = core.stack_handle(core.layers()[static_cast<std::size_t>(layer)].spec->stack);
   return PNMPI_SUCCESS;
 }
 
 PNMPI_status_t PNMPI_Service_GetPcontrol(PNMPI_modHandle_t module, int *flag) {
   if (flag == nullptr)
     return PNMPI_BADARG;
-  if (!valid_module(module))
+  const int layer = layer_of(module);
+  if (layer < 0)
     return PNMPI_NOMODULE;
-  *flag = Core::instance().pcontrol_receives(module) ? 1 : 0;
+  *flag = Core::instance().pcontrol_receives(layer) ? 1 : 0;
   return PNMPI_SUCCESS;
 }
 
 int PNMPI_Service_GetPcontrolSelf(void) {
   const int layer = calling_layer(__builtin_return_address(0));
-  int flag = 0;
-  if (layer < 0 || PNMPI_Service_GetPcontrol(layer, &flag) != PNMPI_SUCCESS)
+  if (layer < 0)
     return 0;
-  return flag;
+  return Core::instance().pcontrol_receives(layer) ? 1 : 0;
 }
 
 void PNMPI_Service_CallHook(const char *hook) {
@@ -336,16 +397,22 @@ void PNMPI_Service_CallHook(const char *hook) {
   core.call_next_hook(hook, core.layers()[layer].spec->stack, layer);
 }
 
-void PNMPI_Service_CallHook_NewStack(const char *hook, PNMPI_modHandle_t stack) {
+void PNMPI_Service_CallHook_NewStack(const char *hook, PNMPI_modHandle_t handle) {
   Core &core = Core::instance();
+  const int stack = core.stack_of(handle);
   if (hook == nullptr || stack < 0 || stack >= static_cast<int>(core.config().stacks.size()))
     return;
   core.call_next_hook(hook, stack, -1);
 }
 
 PNMPI_status_t PNMPI_Service_GetReturnAddress(void **address) {
-  (void)address;
-  return PNMPI_NOT_IMPLEMENTED;
+  if (address == nullptr)
+    return PNMPI_BADARG;
+  void *found = pnmpi::application_return_address();
+  if (found == nullptr)
+    return PNMPI_FAILURE;
+  *address = found;
+  return PNMPI_SUCCESS;
 }
 
 PNMPI_status_t PNMPI_Service_GetFunctionAddress(void **address) {
@@ -378,13 +445,14 @@ PNMPI_status_t PNMPI_Service_GetServiceByName(PNMPI_modHandle_t module, const ch
                                               PNMPI_Service_descriptor_t *service) {
   if (name == nullptr || sig == nullptr || service == nullptr)
     return PNMPI_BADARG;
-  if (module != PNMPI_MODHANDLE_NULL && !valid_module(module))
+  const int layer = module == PNMPI_MODHANDLE_NULL ? PNMPI_MODHANDLE_NULL : layer_of(module);
+  if (module != PNMPI_MODHANDLE_NULL && layer < 0)
     return PNMPI_NOMODULE;
   return guarded([&] {
     Registry &r = registry();
     std::lock_guard<std::mutex> guard(r.lock);
     return r.services.find(
-        module, name,
+        layer, name,
         [&](const PNMPI_Service_descriptor_t &d) { return std::strcmp(d.sig, sig) == 0; },
         PNMPI_NOSERVICE, service);
   });
@@ -408,43 +476,46 @@ PNMPI_status_t PNMPI_Service_GetGlobalByName(PNMPI_modHandle_t module, const cha
                                              PNMPI_Global_descriptor_t *global) {
   if (name == nullptr || global == nullptr)
     return PNMPI_BADARG;
-  if (module != PNMPI_MODHANDLE_NULL && !valid_module(module))
+  const int layer = module == PNMPI_MODHANDLE_NULL ? PNMPI_MODHANDLE_NULL : layer_of(module);
+  if (module != PNMPI_MODHANDLE_NULL && layer < 0)
     return PNMPI_NOMODULE;
   return guarded([&] {
     Registry &r = registry();
     std::lock_guard<std::mutex> guard(r.lock);
     return r.globals.find(
-        module, name, [&](const PNMPI_Global_descriptor_t &d) { return d.sig == sig; },
+        layer, name, [&](const PNMPI_Global_descriptor_t &d) { return d.sig == sig; },
         PNMPI_NOGLOBAL, global);
   });
 }
 
 const char *PNMPI_Service_StatusString(PNMPI_status_t status) {
+  // PnMPI's texts, word for word: modules print them and scripts match them.
+  // PNMPI_NOT_INIT is PNMPI_FAILURE; PNMPI_BADARG is pnmpi's own code.
   switch (status) {
   case PNMPI_SUCCESS:
-    return "success";
-  case PNMPI_NOT_INIT: // also PNMPI_FAILURE
-    return "pnmpi has not loaded its modules yet (before MPI_Init), or the service failed";
+    return "Success";
+  case PNMPI_FAILURE:
+    return "Failure";
   case PNMPI_NOMEM:
-    return "out of memory";
+    return "Can't allocate memory";
   case PNMPI_NOMODULE:
-    return "no such module";
+    return "Module not found";
   case PNMPI_NOSERVICE:
-    return "no such service";
+    return "Service not found";
   case PNMPI_NOGLOBAL:
-    return "no such global";
+    return "Global not found";
   case PNMPI_SIGNATURE:
-    return "found, but with another signature";
+    return "Signatures don't match";
   case PNMPI_NOARG:
-    return "no such argument";
+    return "Argument not found";
   case PNMPI_NOSTACK:
-    return "no such stack";
+    return "Stack not found";
   case PNMPI_BADARG:
-    return "invalid argument";
+    return "Invalid argument";
   case PNMPI_NOT_IMPLEMENTED:
-    return "not implemented by pnmpi";
+    return "Service not implemented";
   }
-  return "unknown pnmpi status";
+  return "Unknown";
 }
 
 const char *PNMPI_Service_strerror(PNMPI_status_t status) {
@@ -468,7 +539,7 @@ pnmpi_origin_t pnmpi_call_origin(const void *return_address, PNMPI_modHandle_t *
   if (layer < 0)
     return PNMPI_ORIGIN_APPLICATION;
   if (module != nullptr)
-    *module = layer;
+    *module = Core::instance().module_handle(layer);
   return PNMPI_ORIGIN_MODULE;
 }
 

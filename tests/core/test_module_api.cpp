@@ -135,14 +135,18 @@ TEST(Stacks, ModuleRoutesEachCallByCommunicatorSize) {
       << r.out;
   EXPECT_TRUE(in_order(r.out, {"init: [] rc=0", "size: [] rc=0", "pcontrol-1: [Pl:1] rc=0",
                                "pcontrol-3: [Pl:3:1234567890123] rc=0", "result: size=2"}));
-  EXPECT_EQ(count(r.out, "loaded s self=1 own=1 stack=1"), 2u) << r.out;
-  EXPECT_EQ(count(r.out, "loaded l self=2 own=2 stack=2"), 2u) << r.out;
+  // PnMPI's numbering: each `stack` line takes a handle (route 0, small 1, s 2, large 3,
+  // l 4), and a stack's handle is that of the line after its `stack` line.
+  EXPECT_EQ(count(r.out, "loaded s self=2 own=2 stack=2"), 2u) << r.out;
+  EXPECT_EQ(count(r.out, "loaded l self=4 own=4 stack=4"), 2u) << r.out;
 }
 
 TEST(Stacks, DefaultStackNamedExplicitly) {
   const RunResult r = run_with("stack default\n" + kTwoProbes + "stack unused\n");
   ASSERT_EQ(r.exit_code, 0) << describe(r);
-  EXPECT_TRUE(in_order(r.out, {"barrier-world: [Ba Bb<-0] rc=0"}));
+  // The `stack default` line takes handle 0 (PnMPI's numbering): a is 1, b is 2.
+  EXPECT_TRUE(in_order(r.out, {"barrier-world: [Ba Bb<-1] rc=0"}));
+  EXPECT_EQ(count(r.out, "loaded b self=2 own=2 stack=1"), 2u) << r.out;
 }
 
 TEST(Stacks, AStackStartedTwiceStopsTheJob) {
@@ -259,23 +263,21 @@ TEST(Services, PublishAndSubscribe) {
       run_with("module api_consumer\nargument colour blue\nmodule api_provider\n", 1);
   ASSERT_EQ(r.exit_code, 0) << describe(r);
   EXPECT_TRUE(in_order(r.out, {"provider: register service=0 again=-9 global=0",
-                               "consumer: self=0 provider=1 (success) modules=2 stacks=1",
+                               "consumer: self=0 provider=1 (Success) modules=2 stacks=1",
                                "consumer: api.add(2, 3) = 5",
-                               "consumer: api.add with signature dd: found, but with another "
-                               "signature",
-                               "consumer: api.nope: no such service",
-                               "consumer: api.add of module 99: no such module",
+                               "consumer: api.add with signature dd: Signatures don't match",
+                               "consumer: api.nope: Service not found",
+                               "consumer: api.add of module 99: Module not found",
                                "consumer: api.counter = 40, set to 42",
-                               "consumer: api.counter with signature d: found, but with another "
-                               "signature",
-                               "consumer: api.nope global: no such global",
-                               "consumer: module nope: no such module",
-                               "consumer: stack default = 0 (success)",
-                               "consumer: stack nope: no such stack",
-                               "consumer: renamed = 0 (success)",
-                               "consumer: argument colour = blue (success)",
-                               "consumer: argument missing: no such argument",
-                               "consumer: return address: not implemented by pnmpi",
+                               "consumer: api.counter with signature d: Signatures don't match",
+                               "consumer: api.nope global: Global not found",
+                               "consumer: module nope: Module not found",
+                               "consumer: stack default = 0 (Success)",
+                               "consumer: stack nope: Stack not found",
+                               "consumer: renamed = 0 (Success)",
+                               "consumer: argument colour = blue (Success)",
+                               "consumer: argument missing: Argument not found",
+                               "consumer: return address: Success",
                                "consumer: pcontrol self=1",
                                "provider: api_hook in layer 1",
                                "result: size=1",
@@ -412,6 +414,186 @@ TEST(Debug, AValueThatIsNoLevelIsAWarningOnEveryRank) {
                          "number, 0 to 4); debug output stays off"),
             2u)
       << r.err;
+}
+
+// --- Modules written for the original PnMPI ---------------------------------------------
+
+TEST(Compat, StatusTextsAreTheOriginals) {
+  const RunResult r = run_with("module api_compat\n", 1);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(in_order(
+      r.out,
+      {"compat: strerror 0: Success", "compat: strerror -1: Failure",
+       "compat: strerror -2: Can't allocate memory", "compat: strerror -3: Module not found",
+       "compat: strerror -4: Service not found", "compat: strerror -5: Global not found",
+       "compat: strerror -6: Signatures don't match", "compat: strerror -7: Argument not found",
+       "compat: strerror -8: Stack not found", "compat: strerror -128: Service not implemented",
+       "compat: strerror 12345: Unknown"}));
+}
+
+TEST(Compat, ReturnAddressIsTheApplications) {
+  // From a hook: where the application called MPI_Init; from a wrapper: where it called
+  // the routine, even below another layer, and from a second (slid) copy of a module.
+  const RunResult r =
+      run_with("module api_probe\nargument tag a\nmodule api_compat\nmodule api_compat\n", 1);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(count(r.out, "compat: hook return address: application (Success)"), 2u) << r.out;
+  // Two copies, MPI_Barrier on MPI_COMM_WORLD and on MPI_COMM_SELF.
+  EXPECT_EQ(count(r.out, "compat: barrier return address: application (Success)"), 4u) << r.out;
+}
+
+TEST(Compat, DebugAndWarningMessagesAsThePnmpiMacrosPrintThem) {
+  // PNMPI_DBGLEVEL 2 is PNMPI_DEBUG_MODULE alone: printed before MPI_Init (no rank prefix,
+  // every rank); the warning goes to stderr with the rank in front once MPI runs.
+  const RunResult r = run_with("module api_compat\n", 2, {{"PNMPI_DBGLEVEL", "2"}});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(count(r.out, "[compat] debug module 1"), 2u) << r.out;
+  EXPECT_EQ(r.out.find("debug init"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("barrier debug"), std::string::npos) << r.out;
+  ASSERT_EQ(r.rank_err.size(), 2u);
+  EXPECT_EQ(count(r.rank_err[0], "0: [compat] barrier warning w"), 2u) << r.rank_err[0];
+  EXPECT_EQ(count(r.rank_err[1], "1: [compat] barrier warning w"), 2u) << r.rank_err[1];
+}
+
+TEST(Compat, DebugNodeLimitsDebugMessagesToOneRank) {
+  const RunResult r =
+      run_with("module api_compat\n", 2, {{"PNMPI_DBGLEVEL", "4"}, {"PNMPI_DBGNODE", "1"}});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  // MPI_Barrier on MPI_COMM_WORLD and on MPI_COMM_SELF.
+  EXPECT_EQ(count(r.out, "1: [compat] barrier debug"), 2u) << r.out;
+  EXPECT_EQ(r.out.find("0: [compat] barrier debug"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("debug module"), std::string::npos) << r.out;
+}
+
+TEST(Compat, ErrorNamesFunctionAndLineAndEndsTheJob) {
+  const RunResult r = run_with("module api_compat\nargument fail yes\n");
+  EXPECT_FALSE(r.timed_out) << describe(r);
+  EXPECT_NE(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(std::regex_search(
+      r.err, std::regex("[01]: \\[compat\\] MPI_Barrier:[0-9]+: stopping as asked: yes\n")))
+      << r.err;
+  EXPECT_EQ(r.out.find("result:"), std::string::npos) << r.out;
+}
+
+TEST(Compat, AModuleThatDoesNothingIsLoadedWithADebugNote) {
+  // PnMPI loads it; it takes its number, so the probe after it is module 1.
+  const RunResult r =
+      run_with("module api_inert\nmodule api_probe\nargument tag a\n", 1, {{"PNMPI_DEBUG", "1"}});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(in_order(r.out, {"loaded a self=1 own=1 stack=0", "result: size=1"}));
+  EXPECT_EQ(count(r.err, "pnmpi[debug]: " + conf_path() + ":1: module 'api_inert' (" + kModules +
+                             "/api_inert.so): wraps no MPI routine and defines no pnmpi hook, "
+                             "so it does nothing but load; if it was built with "
+                             "-fvisibility=hidden, export its MPI_ wrappers (PNMPI_EXPORT)"),
+            1u)
+      << r.err;
+}
+
+// PnMPI's numbering: every `module` and `stack` line takes the next handle; a stack's handle
+// is that of the line after its `stack` line. Here: a 0, stack side 1, b 2, c 3,
+// stack empty 4, stack third 5, d 6.
+const std::string kNumbered = "module api_numbering\nargument tag a\nargument into side\n"
+                              "stack side\n"
+                              "module api_numbering\nargument tag b\n"
+                              "module api_numbering\nargument tag c\nargument into third\n"
+                              "stack empty\nstack third\n"
+                              "module api_numbering\nargument tag d\n";
+
+TEST(Numbering, AStackLineTakesAHandleAsInPnmpi) {
+  const RunResult r = run_with(kNumbered, 1);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(in_order(
+      r.out,
+      {"numbering: a self=0 stack=0 by-name=0 arg=a pcontrol=1",
+       "numbering: stack side = 2 (Success)", "numbering: num_hook in 2 (b)",
+       "numbering: num_hook in 3 (c)", "numbering: b self=2 stack=2 by-name=2 arg=b pcontrol=1",
+       "numbering: c self=3 stack=2 by-name=3 arg=c pcontrol=1",
+       "numbering: stack third = 6 (Success)", "numbering: num_hook in 6 (d)",
+       "numbering: d self=6 stack=6 by-name=6 arg=d pcontrol=1", "result: size=1"}));
+  // The hook that recursed through stack side stopped at its end, before d.
+  EXPECT_EQ(count(r.out, "numbering: num_hook in 6 (d)"), 1u) << r.out;
+}
+
+TEST(Numbering, AnExplicitDefaultStackLineTakesHandleZero) {
+  const RunResult r =
+      run_with("stack default\nmodule api_numbering\nargument tag a\nargument into default\n", 1);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(
+      in_order(r.out, {"numbering: a self=1 stack=1 by-name=1 arg=a pcontrol=1",
+                       "numbering: stack default = 1 (Success)", "numbering: num_hook in 1 (a)"}));
+}
+
+TEST(Numbering, AHandleThatIsAStackLineIsNoModule) {
+  // Handle 1 is `stack side`: no module has it. api_consumer asks for module 99's service;
+  // here the bad handle is a stack line's, which must be refused the same way.
+  const RunResult r = run_with(kNumbered, 1);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.out.find("self=1 "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("self=4 "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("self=5 "), std::string::npos) << r.out;
+}
+
+// --- The start-up banner -----------------------------------------------------------------
+
+RunResult run_banner(const std::string &conf, std::map<std::string, std::string> env = {}) {
+  MpiJob job;
+  job.ranks = 2;
+  job.banner = true;
+  job.program = {app("api_app")};
+  job.env = std::move(env);
+  job.env["PNMPI_LIB_PATH"] = kModules;
+  job.env["PNMPI_CONF"] = test_conf_file(conf);
+  return run_mpi(job);
+}
+
+TEST(Banner, ListsStacksModulesArgumentsServicesAndGlobalsOnRankZeroOnce) {
+  const RunResult r = run_banner("module api_provider\nstack side\nmodule api_probe\n"
+                                 "argument tag a\npcontrol off\n");
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(in_order(
+      r.out, {" Application:", "  MPI interface: C", " Global settings:", "  Pcontrol: 5 (int)",
+              " Loaded modules:", "  Stack default:",
+              "    api_provider (registered as: provider-name) (Pcontrol: 1)",
+              "      Services:", "        api.add (signature: ii)",
+              "      Globals:", "        api.counter (i)", "  Stack side:", "    api_probe",
+              "      Arguments:", "        tag: a", "init: [] rc=0"}));
+  EXPECT_EQ(count(r.out, " Loaded modules:"), 1u) << r.out;
+}
+
+TEST(Banner, SaysWhenTheConfigListsNoModule) {
+  const RunResult r = run_banner("# nothing yet\n");
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(in_order(
+      r.out, {" Application:", "  MPI interface: C", " No modules loaded.", "init: [] rc=0"}));
+  EXPECT_EQ(r.out.find("Loaded modules"), std::string::npos) << r.out;
+}
+
+TEST(Banner, PnmpiBeSilentSilencesItAndPnmpiDebugShowsItAsDebugOutput) {
+  const RunResult quiet = run_banner(kTwoProbes, {{"PNMPI_BE_SILENT", "1"}});
+  ASSERT_EQ(quiet.exit_code, 0) << describe(quiet);
+  EXPECT_EQ(quiet.out.find("Loaded modules"), std::string::npos) << quiet.out;
+  EXPECT_EQ(quiet.err.find("banner"), std::string::npos) << quiet.err;
+  const RunResult debug = run_banner(kTwoProbes, {{"PNMPI_BE_SILENT", "1"}, {"PNMPI_DEBUG", "1"}});
+  ASSERT_EQ(debug.exit_code, 0) << describe(debug);
+  EXPECT_EQ(debug.out.find("Loaded modules"), std::string::npos) << debug.out;
+  EXPECT_TRUE(in_order(
+      debug.err, {"pnmpi[debug]: banner: Loaded modules:", "pnmpi[debug]: banner:  Stack default:",
+                  "pnmpi[debug]: banner:    api_probe (Pcontrol: 1)",
+                  "pnmpi[debug]: banner:      Arguments:", "pnmpi[debug]: banner:        tag: a"}));
+}
+
+TEST(Banner, WithoutAConfigurationSaysNoModulesLoaded) {
+  // As in PnMPI: a user who expected tools sees that none ran.
+  MpiJob job;
+  job.banner = true;
+  job.program = {app("api_app")};
+  job.env["PNMPI_CONF"] = "";
+  job.env["HOME"] = PNMPI_TEST_SCRATCH_DIR;
+  const RunResult r = run_mpi(job);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(in_order(
+      r.out, {" Application:", "  MPI interface: C", " No modules loaded.", "init: [] rc=0"}));
+  EXPECT_EQ(count(r.out, " No modules loaded."), 1u) << r.out;
 }
 
 } // namespace

@@ -124,6 +124,8 @@ RunResult run(const std::vector<std::string> &argv, const std::map<std::string, 
 RunResult run_mpi(const MpiJob &job) {
   std::vector<std::string> argv{PNMPI_TEST_MPIEXEC};
   std::map<std::string, std::string> env = job.env;
+  if (!job.banner)
+    env.emplace("PNMPI_BE_SILENT", "1");
   if (std::string(PNMPI_TEST_MPI_FLAVOR) == "openmpi") {
     env["OMPI_ALLOW_RUN_AS_ROOT"] = "1";
     env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1";

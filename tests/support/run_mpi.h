@@ -32,6 +32,9 @@ struct MpiJob {
   /// rank order, in err): the launcher's forwarding may cut one rank's line with another's
   /// output, which would make counting lines flaky.
   bool stderr_per_rank = true;
+  /// Lets pnmpi print its start-up banner on rank 0. Every other job runs with
+  /// PNMPI_BE_SILENT=1, so that tests comparing the program's output see only that.
+  bool banner = false;
 };
 
 RunResult run_mpi(const MpiJob &job);

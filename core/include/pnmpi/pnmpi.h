@@ -65,7 +65,11 @@ extern "C" {
 #define PNMPI_MODULE_ARGUMENTS(keys) PNMPI_EXPORT const char pnmpi_module_arguments[] = keys
 #endif
 
-/** A module (one layer) or a stack, as the core numbers them. */
+/** A module (one layer) or a stack, numbered as PnMPI numbers them: every `module` and
+ * `stack` line of the config takes the next number from 0, so a `stack` line takes one too;
+ * a stack's handle is the number after its `stack` line (the default stack's is 0). In
+ *   module a / stack side / module b / module c
+ * a is 0, b is 2, c is 3, and stack side is 2. */
 typedef int PNMPI_modHandle_t;
 
 /** Status codes of the services; PNMPI_SUCCESS is 0. The values are the original PnMPI's. */
@@ -324,11 +328,13 @@ PNMPI_EXPORT void PNMPI_Service_CallHook_NewStack(const char *hook, PNMPI_modHan
 /** For PnMPI's name. Use PNMPI_HOOK_SAME as `hook` to recurse into the current hook. */
 #define PNMPI_HOOK_SAME __func__
 
-/** Not provided (PNMPI_NOT_IMPLEMENTED): pnmpi keeps no per-call state. Use
- * pnmpi_call_origin() from inside the wrapper instead. */
+/** Where the application called the MPI routine whose wrapper is running: *address
+ * receives the return address of that call (from a hook: of its MPI_Init). Costs a walk of
+ * the call stack, so call it when needed, not on every call. PNMPI_FAILURE when the stack
+ * cannot be walked. */
 PNMPI_EXPORT PNMPI_status_t PNMPI_Service_GetReturnAddress(void **address);
 
-/** Not provided (PNMPI_NOT_IMPLEMENTED), for the same reason. */
+/** Not provided (PNMPI_NOT_IMPLEMENTED): pnmpi keeps no per-call state. */
 PNMPI_EXPORT PNMPI_status_t PNMPI_Service_GetFunctionAddress(void **address);
 
 /** Not provided (PNMPI_NOT_IMPLEMENTED): calls are bound to their stack at load time; use
@@ -355,13 +361,15 @@ PNMPI_EXPORT PNMPI_status_t PNMPI_Service_GetGlobalByName(PNMPI_modHandle_t modu
                                                           const char *name, char sig,
                                                           PNMPI_Global_descriptor_t *global);
 
-/** A message for a status code ("no such service", ...); never NULL. */
+/** A message for a status code, PnMPI's text ("Module not found", "Signatures don't
+ * match", ...); never NULL. */
 PNMPI_EXPORT const char *PNMPI_Service_StatusString(PNMPI_status_t status);
 
 /** PnMPI's name for PNMPI_Service_StatusString. */
 PNMPI_EXPORT const char *PNMPI_Service_strerror(PNMPI_status_t status);
 
-/** The number of layers loaded (0 before MPI_Init). Handles are 0 to this minus one. */
+/** The number of layers loaded (0 before MPI_Init). Without `stack` lines, their handles
+ * are 0 to this minus one (see PNMPI_modHandle_t). */
 PNMPI_EXPORT int pnmpi_module_count(void);
 
 /** The number of stacks (1 before MPI_Init: the default one). */

@@ -88,7 +88,7 @@ TEST(EmptyTemplate, ItsServiceIsReachableAndItTellsTheOrigin) {
   const RunResult r = run_with("module empty_consumer\nmodule empty\nmodule empty\n");
   ASSERT_EQ(r.exit_code, 0) << describe(r);
   EXPECT_EQ(lines_with(r.out, "send_app: rank 1 received 1 2 3").size(), 1u) << r.out;
-  EXPECT_EQ(lines_with(r.out, "consumer: empty.sends: success").size(), 2u) << r.out;
+  EXPECT_EQ(lines_with(r.out, "consumer: empty.sends: Success").size(), 2u) << r.out;
   EXPECT_EQ(joined_lines(lines_starting_with(r.out, "consumer[0]")),
             "consumer[0]: empty.sends says 4 send(s), 3 from the application\n")
       << r.out;
