@@ -144,20 +144,20 @@ void Core::load() {
     m_bottom[id] = reinterpret_cast<std::uintptr_t>(pnmpi_pmpi_table[id]);
   m_bottom[PNMPI_ID_MPI_Pcontrol] = reinterpret_cast<std::uintptr_t>(&XMPI_Pcontrol);
 
-  // As in PnMPI, the banner says "No modules loaded." even without a configuration: a
-  // user who expected tools sees at once that none ran.
-  const auto banner = banner_routines(banner_wanted());
-  for (const auto &[id, fn] : banner)
-    m_bottom[id] = fn;
   const std::optional<std::string> path = find_config_file(ConfigSearch::from_environment());
   if (!path) {
+    // No banner without a configuration (PnMPI prints "No modules loaded." even then): a
+    // site that preloads pnmpi for every job must not add a line to every job's output.
     debug(1, "no configuration file ($PNMPI_CONF, ./.pnmpi-conf, ~/.pnmpi-conf): no modules, "
              "every MPI call goes straight to MPI");
-    publish(nullptr, banner);
+    publish(nullptr);
     number_handles();
     m_loaded = true;
     return;
   }
+  const auto banner = banner_routines(banner_wanted());
+  for (const auto &[id, fn] : banner)
+    m_bottom[id] = fn;
   SearchPathInputs search;
   search.lib_path = std::getenv("PNMPI_LIB_PATH");
   search.libdir = own_library_directory();

@@ -582,8 +582,9 @@ TEST(Banner, PnmpiBeSilentSilencesItAndPnmpiDebugShowsItAsDebugOutput) {
                   "pnmpi[debug]: banner:      Arguments:", "pnmpi[debug]: banner:        tag: a"}));
 }
 
-TEST(Banner, WithoutAConfigurationSaysNoModulesLoaded) {
-  // As in PnMPI: a user who expected tools sees that none ran.
+TEST(Banner, WithoutAConfigurationThereIsNone) {
+  // Unlike PnMPI: a site that preloads pnmpi for every job adds nothing to the output of a
+  // job that configured no tools.
   MpiJob job;
   job.banner = true;
   job.program = {app("api_app")};
@@ -591,9 +592,9 @@ TEST(Banner, WithoutAConfigurationSaysNoModulesLoaded) {
   job.env["HOME"] = PNMPI_TEST_SCRATCH_DIR;
   const RunResult r = run_mpi(job);
   ASSERT_EQ(r.exit_code, 0) << describe(r);
-  EXPECT_TRUE(in_order(
-      r.out, {" Application:", "  MPI interface: C", " No modules loaded.", "init: [] rc=0"}));
-  EXPECT_EQ(count(r.out, " No modules loaded."), 1u) << r.out;
+  EXPECT_NE(r.out.find("init: [] rc=0"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("Application:"), std::string::npos) << r.out;
+  EXPECT_EQ(count(r.out, "No modules loaded."), 0u) << r.out;
 }
 
 } // namespace
