@@ -39,22 +39,16 @@ std::vector<bool> to_bottom_routines() {
 
 /// Publishes the default stack to the stub: from here on routed calls take effect, and no
 /// routine takes its pending path any more. Heads first, then the mask, word by word.
-/// `routed_anyway`: routines routed to the given function even when no layer wraps them
-/// (the banner's MPI_Init, which is also their bottom when there are stacks).
-void publish(const LinkStacks *stacks,
-             const std::vector<std::pair<unsigned, std::uintptr_t>> &routed_anyway = {}) {
+/// `always`: routines routed to their stack's head even when no layer wraps them, where the
+/// head is then their bottom (the banner after MPI_Init).
+void publish(const LinkStacks *stacks, const std::vector<unsigned> &always = {}) {
   uint64_t mask[PNMPI_MASK_WORDS] = {};
   for (unsigned id = 0; stacks != nullptr && id < PNMPI_NUM_ROUTINES; ++id) {
-    if (stacks->chains[0][id].empty())
+    if (stacks->chains[0][id].empty() && std::count(always.begin(), always.end(), id) == 0)
       continue;
     pnmpi_head[id] = reinterpret_cast<pnmpi_fn_any>(stacks->heads[0][id]);
     pnmpi_bit_set(mask, id);
   }
-  for (const auto &[id, fn] : routed_anyway)
-    if (stacks == nullptr || stacks->chains[0][id].empty()) {
-      pnmpi_head[id] = reinterpret_cast<pnmpi_fn_any>(fn);
-      pnmpi_bit_set(mask, id);
-    }
   for (unsigned w = 0; w < PNMPI_MASK_WORDS; ++w)
     __atomic_store_n(&pnmpi_mask[w], mask[w], __ATOMIC_RELEASE);
 }
@@ -155,9 +149,12 @@ void Core::load() {
     m_loaded = true;
     return;
   }
-  const auto banner = banner_routines(banner_wanted());
-  for (const auto &[id, fn] : banner)
+  // With the banner, MPI_Init and MPI_Init_thread end in it, wrapped or not.
+  std::vector<unsigned> banner_ids;
+  for (const auto &[id, fn] : banner_routines(banner_wanted())) {
     m_bottom[id] = fn;
+    banner_ids.push_back(id);
+  }
   SearchPathInputs search;
   search.lib_path = std::getenv("PNMPI_LIB_PATH");
   search.libdir = own_library_directory();
@@ -200,7 +197,7 @@ void Core::load() {
     top[id] = reinterpret_cast<std::uintptr_t>(pnmpi_nested_table[id]);
   bind_call_sites(views, m_stacks.heads.size(), m_bottom, to_bottom_routines(), top);
 
-  publish(&m_stacks, banner);
+  publish(&m_stacks, banner_ids);
   if (debug_level() >= 3) {
     for (unsigned id = 0; id < PNMPI_NUM_ROUTINES; ++id) {
       if (m_stacks.chains[0][id].empty())
