@@ -11,10 +11,15 @@ table shows medians and ratios to the native build (not linked with pnmpi):
   load ms      the core's own measurement of reading the config and loading and binding
                every module (PNMPI_DEBUG=1 line), 0 modules = an empty config
 
+Layers after the first of one file are copies; --copies chooses how they are made, to
+compare: mapped (the default: pnmpi maps them, slid, code shared per slide), unslid (every
+copy maps the file's own code), files (a slid file per copy, for the dynamic linker).
+
 With --fortran the program is bench/overhead.f90 (`use mpi`), one unchanged binary run
 natively and with libpnmpi preloaded, as Fortran applications are usually run.
 
 Usage: bench/run_bench.py --build BUILD_DIR [--fortran] [--repeats N] [--quick] [--json FILE]
+                          [--copies mapped|unslid|files]
 """
 
 import argparse
@@ -30,9 +35,12 @@ LINE = re.compile(r"calls_ns=([0-9.]+) pingpong_us=([0-9.]+)")
 LOAD = re.compile(r"loaded (\d+) layer\(s\) from \d+ file\(s\) in (\d+) us")
 
 
-def run_once(cfg, binary, conf_text, calls, iterations, scratch, preload=None):
+def run_once(cfg, binary, conf_text, calls, iterations, scratch, preload=None, copies=None):
     env = dict(os.environ)
     env.pop("PNMPI_CONF", None)
+    env.pop("PNMPI_COPIES", None)
+    if copies and copies != "mapped":
+        env["PNMPI_COPIES"] = copies
     env["HOME"] = scratch  # no stray ~/.pnmpi-conf
     env["PNMPI_LIB_PATH"] = ":".join(cfg["module_dirs"])
     env["PNMPI_DEBUG"] = "1"
@@ -67,6 +75,8 @@ def main():
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--quick", action="store_true", help="few layers, short runs (smoke test)")
     ap.add_argument("--json", help="also write the results here")
+    ap.add_argument("--copies", choices=["mapped", "unslid", "files"], default="mapped",
+                    help="how layers after the first of one file are copied (default mapped)")
     ap.add_argument("--fortran", action="store_true",
                     help="the Fortran program, native and preloaded (1 and 10 layers)")
     args = ap.parse_args()
@@ -96,7 +106,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="pnmpi-bench-") as scratch:
         for name, binary, conf, layers, preload in scenarios:
             calls = max(20000, int(base_calls / (1 + layers / 4)))
-            runs = [run_once(cfg, binary, conf, calls, iterations, scratch, preload)
+            runs = [run_once(cfg, binary, conf, calls, iterations, scratch, preload, args.copies)
                     for _ in range(args.repeats)]
             loads = [r[2] for r in runs if r[2] is not None]
             results.append({
@@ -108,9 +118,10 @@ def main():
             print("  measured: %-24s" % name, file=sys.stderr, flush=True)
 
     native, stub = results[0], results[1]
-    print("pnmpi overhead%s (%s, %d ranks, median of %d runs; ratios vs native in this run)"
+    print("pnmpi overhead%s (%s, %d ranks, median of %d runs; ratios vs native in this run; "
+          "copies %s)"
           % (" for Fortran, MPI_COMM_RANK" if args.fortran else "", cfg["flavor"], 2,
-             args.repeats))
+             args.repeats, args.copies))
     print("%-24s %10s %8s %12s %12s %8s %9s" % ("scenario", "call ns", "ratio", "ns/layer",
                                                 "pingpong us", "ratio", "load ms"))
     for r in results:
@@ -126,7 +137,8 @@ def main():
     print("* the stub row shows ns added per call over native, not per layer")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"flavor": cfg["flavor"], "repeats": args.repeats, "results": results},
+            json.dump({"flavor": cfg["flavor"], "repeats": args.repeats, "copies": args.copies,
+                       "results": results},
                       f, indent=2)
 
 

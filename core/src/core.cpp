@@ -317,7 +317,7 @@ bool Core::call_next_hook(const char *name, int stack, int after) {
       continue;
     // Any exported name, not only PNMPI_ ones: PnMPI's hooks are arbitrary functions. dlsym
     // also searches the module's dependencies; only the module's own definition counts.
-    void *fn = ::dlsym(m_layers[i].module.handle, name);
+    void *fn = module_symbol(m_layers[i].module, name);
     if (fn == nullptr || layer_at(fn) != static_cast<int>(i))
       continue;
     const int outer = m_hook_layer;

@@ -213,6 +213,12 @@ std::string base_name(const std::string &path) {
 
 } // namespace
 
+void *module_symbol(const LoadedModule &module, const char *name) {
+  if (module.mapped != nullptr)
+    return copy_symbol(*module.mapped, module.base, name);
+  return ::dlsym(module.handle, name);
+}
+
 LoadedModule load_module_copy(ModuleFile &file, const ModuleSpec &module, const Config &config,
                               CopyDirectory &copies, int layer) {
   const std::string context = module_context(module, config) + " (" + shown(file.path) + ")";
@@ -222,13 +228,11 @@ LoadedModule load_module_copy(ModuleFile &file, const ModuleSpec &module, const 
     // The first copy binds every symbol now, so an unresolved one is reported here, with
     // the config line, rather than as a crash at its first call.
     handle = ::dlopen(file.path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    file.first = handle;
   } else {
-    // The dynamic linker shares an object loaded under the same name or from the same
-    // file, so a copy needs both a file of its own and a name no loaded object has: the
-    // layer number in our private directory. Each copy is also slid by its own multiple of
-    // the cache line (elf_slide.h), so the layers' hot code and GOT slots do not all fall
-    // into the same cache sets. Copies are the same code with the same dependencies,
-    // already proven to resolve, so they bind lazily; the file is unlinked once mapped.
+    // Copies are slid by different multiples of the cache line (elf_slide.h), so that the
+    // layers' hot code, GOT slots and branches do not all fall into the same cache and
+    // branch-predictor sets; the first copy and every 64th after it sit unslid.
     if (!file.slides_known) {
       std::string why_not;
       file.slides = slide_amounts(file.bytes, why_not);
@@ -237,8 +241,37 @@ LoadedModule load_module_copy(ModuleFile &file, const ModuleSpec &module, const 
         debug(1, context + ": copies cannot be slid (" + why_not +
                      "); many layers of it may share cache sets");
     }
-    if (!file.slides.empty())
-      slide = file.slides[static_cast<std::size_t>(file.loaded - 1) % file.slides.size()];
+    const std::size_t turn = static_cast<std::size_t>(file.loaded) % (file.slides.size() + 1);
+    slide = turn == 0 ? 0 : file.slides[turn - 1];
+    const char *mode = std::getenv("PNMPI_COPIES");
+    const std::string copies_mode = mode != nullptr ? mode : "";
+    if (!file.copy_plan_known) {
+      std::string why_not = "its first copy was not loaded by the dynamic linker";
+      if (copies_mode == "files")
+        why_not = "PNMPI_COPIES=files";
+      else if (file.first != nullptr)
+        file.copy_plan = plan_copies(file.bytes, file.path, file.first, why_not);
+      file.copy_plan_known = true;
+      if (!file.copy_plan)
+        debug(1, context +
+                     ": further copies are written to files for the dynamic linker, "
+                     "each with its own code (" +
+                     why_not + ")");
+    }
+    if (file.copy_plan) {
+      const std::uintptr_t base =
+          map_copy(*file.copy_plan, file.bytes, copies_mode == "unslid" ? 0 : slide, context);
+      ++file.loaded;
+      return {&file, nullptr, base, file.copy_plan.get()};
+    }
+    slide = file.slides.empty()
+                ? 0
+                : file.slides[static_cast<std::size_t>(file.loaded - 1) % file.slides.size()];
+    // The dynamic linker shares an object loaded under the same name or from the same
+    // file, so a copy it loads needs both a file of its own and a name no loaded object
+    // has: the layer number in our private directory. Copies are the same code with the
+    // same dependencies, already proven to resolve, so they bind lazily; the file is
+    // unlinked once mapped.
     const std::string path =
         copies.path(context) + "/" + std::to_string(layer) + "-" + base_name(file.path);
     copy_image(file.bytes, slide, copies.buffer());

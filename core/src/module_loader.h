@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "config.h"
+#include "copy_loader.h"
 #include "elf_image.h"
 
 namespace pnmpi {
@@ -19,8 +20,13 @@ struct ModuleFile {
   std::string path;
   std::vector<unsigned char> bytes;
   ElfImage image;
-  int loaded = 0; ///< layers loaded from it so far
-  /// How far copies after the first may be slid (elf_slide.h); computed with the second copy.
+  int loaded = 0;        ///< layers loaded from it so far
+  void *first = nullptr; ///< the dynamic linker's handle of the first layer
+  /// How pnmpi maps copies after the first itself (copy_loader.h); null when it cannot, and
+  /// copies are then files. Computed with the second copy.
+  CopyPlanPtr copy_plan;
+  bool copy_plan_known = false;
+  /// How far copies written to files may be slid (elf_slide.h); computed with the first one.
   std::vector<std::uint64_t> slides;
   bool slides_known = false;
 };
@@ -28,9 +34,14 @@ struct ModuleFile {
 /// One loaded copy of a module: one layer, with its own globals.
 struct LoadedModule {
   const ModuleFile *file;
-  void *handle;
+  void *handle;        ///< the dynamic linker's, or null for a copy pnmpi mapped (`mapped`)
   std::uintptr_t base; ///< add to the file's link-time addresses (ElfImage) to reach this copy
+  const CopyPlan *mapped = nullptr; ///< set for a copy mapped by copy_loader.h
 };
+
+/// The address of `name` as this copy defines and exports it (what dlsym finds in the
+/// module itself), or null.
+void *module_symbol(const LoadedModule &module, const char *name);
 
 /// Reads and checks a module file: it must be a converted PMPI tool for this MPI. Throws
 /// pnmpi::Error naming the config line.
@@ -62,8 +73,10 @@ private:
 /// $TMPDIR, else /tmp.
 std::vector<std::string> copy_directory_bases();
 
-/// Loads one more independent copy of `file` as layer `layer`: the first straight from its
-/// path, later ones from copies in `copies`, so that each layer has its own globals.
+/// Loads one more independent copy of `file` as layer `layer`, so that each layer has its own
+/// globals: the first straight from its path by the dynamic linker, later ones mapped from
+/// the same file by copy_loader.h (code shared, data private), or, for a file that loader
+/// cannot handle (said under PNMPI_DEBUG=1), from slid copies written in `copies`.
 /// Throws pnmpi::Error.
 LoadedModule load_module_copy(ModuleFile &file, const ModuleSpec &module, const Config &config,
                               CopyDirectory &copies, int layer);

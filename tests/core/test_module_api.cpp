@@ -489,6 +489,71 @@ TEST(Compat, AModuleThatDoesNothingIsLoadedWithADebugNote) {
       << r.err;
 }
 
+// Layers that are copies of one file. By default pnmpi maps copies itself: the first from
+// the file by the dynamic linker, each further one from the file again or from one of the
+// slid images in memory that copies with the same slide share (PNMPI_COPIES=unslid: all
+// from the file); PNMPI_COPIES=files writes each copy to a file for the dynamic linker, as
+// it does for modules it cannot map itself. In every way each copy has its own data and
+// runs its constructor once, in config order, and its destructor once.
+struct CopyMode {
+  const char *mode;
+  int file, memory, deleted; ///< the executable mappings api_copies counts
+};
+
+class Copies : public ::testing::TestWithParam<CopyMode> {};
+
+TEST_P(Copies, ThreeLayersOfOneFileAreThreeCopiesWithTheirOwnData) {
+  const CopyMode m = GetParam();
+  std::map<std::string, std::string> env;
+  if (*m.mode != '\0')
+    env["PNMPI_COPIES"] = m.mode;
+  const RunResult r = run_with("module api_copies\nargument tag a\nmodule api_copies\n"
+                               "argument tag b\nmodule api_copies\nargument tag c\n",
+                               1, env);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  const std::vector<std::string> ctors = lines_starting_with(r.out, "ctor ");
+  ASSERT_EQ(ctors.size(), 3u) << r.out;
+  const std::string a = ctors[0].substr(5), b = ctors[1].substr(5), c = ctors[2].substr(5);
+  EXPECT_TRUE(a != b && b != c && a != c) << r.out;
+  const std::string maps = " maps file=" + std::to_string(m.file) +
+                           " memory=" + std::to_string(m.memory) +
+                           " deleted=" + std::to_string(m.deleted);
+  EXPECT_TRUE(in_order(r.out, {"ctor " + a, "ctor " + b, "ctor " + c, "loaded a " + a + maps,
+                               "loaded b " + b + maps, "loaded c " + c + maps,
+                               "barrier-world: [a1 b1 c1] rc=0", "barrier-self: [a2 b2 c2] rc=0",
+                               "finalized"}));
+  EXPECT_EQ(lines_starting_with(r.out, "dtor ").size(), 3u) << r.out;
+  if (std::string(m.mode) == "files") {
+    // The dynamic linker runs the destructors of objects nothing depends on in load order.
+    EXPECT_TRUE(in_order(r.out, {"finalized", "dtor " + a + " barriers=2",
+                                 "dtor " + b + " barriers=2", "dtor " + c + " barriers=2"}));
+  } else {
+    // Mapped copies go in reverse, as constructed objects do, the newest first; the first
+    // copy, the dynamic linker's, goes last.
+    EXPECT_TRUE(in_order(r.out, {"finalized", "dtor " + c + " barriers=2",
+                                 "dtor " + b + " barriers=2", "dtor " + a + " barriers=2"}));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, Copies,
+                         ::testing::Values(CopyMode{"", 1, 2, 0}, CopyMode{"unslid", 3, 0, 0},
+                                           CopyMode{"files", 1, 0, 2}),
+                         [](const ::testing::TestParamInfo<CopyMode> &info) {
+                           return std::string(*info.param.mode ? info.param.mode : "mapped");
+                         });
+
+TEST(CopiesOfTls, AModuleWithThreadLocalStorageIsCopiedToAFileWithADebugNote) {
+  const RunResult r = run_with("module api_tls\nmodule api_tls\n", 1, {{"PNMPI_DEBUG", "1"}});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(in_order(r.out, {"barrier-world: [T1 T1] rc=0", "barrier-self: [T2 T2] rc=0"}));
+  EXPECT_EQ(count(r.err, "pnmpi[debug]: " + conf_path() + ":2: module 'api_tls' (" + kModules +
+                             "/api_tls.so): further copies are written to files for the dynamic "
+                             "linker, each with its own code (it has thread-local storage "
+                             "(PT_TLS))"),
+            1u)
+      << r.err;
+}
+
 // PnMPI's numbering: every `module` and `stack` line takes the next handle; a stack's handle
 // is that of the line after its `stack` line. Here: a 0, stack side 1, b 2, c 3,
 // stack empty 4, stack third 5, d 6.

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Copyright (c) 2026 the pnmpi authors
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace pnmpi {
+
+struct CopyPlan;
+
+/// Frees a CopyPlan (closes the module file it maps copies from).
+struct CopyPlanDeleter {
+  void operator()(CopyPlan *plan) const;
+};
+using CopyPlanPtr = std::unique_ptr<CopyPlan, CopyPlanDeleter>;
+
+/// What pnmpi needs to map further copies of one module file itself, read once from the
+/// file's `bytes` after the dynamic linker loaded its first copy (`first`, a dlopen handle of
+/// `path`). Every copy maps the file's read-only and executable segments from the file
+/// itself, so all copies and every process on the node share those pages (nothing is
+/// written); only the writable segments become private, page by page, as they are
+/// relocated. Symbols resolve as the dynamic linker resolved them for the first copy
+/// (RTLD_LOCAL): the global scope, then the module, then its own dependencies, except that
+/// what resolved to the first copy resolves to each copy's own definition.
+///
+/// Returns null and sets `why_not` when the file needs something this loader does not do
+/// (thread-local storage, an unknown relocation type or dynamic tag, IFUNC, text
+/// relocations, an unresolvable symbol): the caller then loads copies the old way.
+CopyPlanPtr plan_copies(const std::vector<unsigned char> &bytes, const std::string &path,
+                        void *first, std::string &why_not);
+
+/// Maps, relocates and initialises one more copy (init arrays, unwind tables registered so
+/// that exceptions and backtraces cross it); its fini arrays run at exit, the newest copy's
+/// first. `slide` 0 maps the module file itself; another (one of slide_amounts(), elf_slide.h)
+/// maps an image of `bytes` slid by that much, made once in a memory file and shared by
+/// every copy with that slide. Returns the copy's base: add link-time addresses of the
+/// original file to it. Throws pnmpi::Error starting with `context`.
+std::uintptr_t map_copy(CopyPlan &plan, const std::vector<unsigned char> &bytes,
+                        std::uint64_t slide, const std::string &context);
+
+/// The address in the copy at `base` of the symbol `name` that the module defines and
+/// exports (dlsym for a copy without a handle), or null.
+void *copy_symbol(const CopyPlan &plan, std::uintptr_t base, const char *name);
+
+} // namespace pnmpi

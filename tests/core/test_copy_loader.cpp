@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Copyright (c) 2026 the pnmpi authors
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <dirent.h>
+#include <dlfcn.h>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <sstream>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "copy_loader.h"
+#include "elf_slide.h"
+#include "module_loader.h"
+#include "pnmpi_test_config.h"
+
+namespace pnmpi {
+namespace {
+
+std::vector<unsigned char> read_file(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+/// The lines of /proc/self/maps that map `path` executable.
+std::vector<std::string> executable_mappings(const std::string &path) {
+  std::ifstream maps("/proc/self/maps");
+  std::vector<std::string> found;
+  for (std::string line; std::getline(maps, line);) {
+    std::istringstream fields(line);
+    std::string range, perms;
+    fields >> range >> perms;
+    if (perms.size() == 4 && perms[2] == 'x' && line.size() >= path.size() &&
+        line.compare(line.size() - path.size(), path.size(), path) == 0)
+      found.push_back(line);
+  }
+  return found;
+}
+
+template <typename Fn> Fn symbol(void *handle, const char *name) {
+  return reinterpret_cast<Fn>(::dlsym(handle, name));
+}
+template <typename Fn> Fn symbol(const CopyPlan &plan, std::uintptr_t base, const char *name) {
+  return reinterpret_cast<Fn>(copy_symbol(plan, base, name));
+}
+
+using IntFn = int (*)();
+
+TEST(CopyLoader, CopiesHavePrivateDataAndMapTheFilesOwnCode) {
+  const std::string path = PNMPI_TEST_COPY_FIXTURE;
+  const std::vector<unsigned char> bytes = read_file(path);
+  void *first = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(first, nullptr) << ::dlerror();
+  std::string why_not;
+  CopyPlanPtr plan = plan_copies(bytes, path, first, why_not);
+  ASSERT_NE(plan, nullptr) << why_not;
+  const std::uintptr_t second = map_copy(*plan, bytes, 0, "test");
+  const std::uintptr_t third = map_copy(*plan, bytes, 0, "test");
+
+  // Three copies of the code, all the file's own pages: nothing was written anywhere.
+  EXPECT_EQ(executable_mappings(path).size(), 3u);
+  EXPECT_EQ(executable_mappings("(deleted)").size(), 0u);
+
+  const IntFn bump[] = {symbol<IntFn>(first, "copy_fixture_bump"),
+                        symbol<IntFn>(*plan, second, "copy_fixture_bump"),
+                        symbol<IntFn>(*plan, third, "copy_fixture_bump")};
+  const IntFn check[] = {symbol<IntFn>(first, "copy_fixture_check"),
+                         symbol<IntFn>(*plan, second, "copy_fixture_check"),
+                         symbol<IntFn>(*plan, third, "copy_fixture_check")};
+  int *counter[] = {symbol<int *>(first, "copy_fixture_counter"),
+                    symbol<int *>(*plan, second, "copy_fixture_counter"),
+                    symbol<int *>(*plan, third, "copy_fixture_counter")};
+  int **pointer[] = {symbol<int **>(first, "copy_fixture_pointer"),
+                     symbol<int **>(*plan, second, "copy_fixture_pointer"),
+                     symbol<int **>(*plan, third, "copy_fixture_pointer")};
+  for (int copy = 0; copy < 3; ++copy) {
+    ASSERT_NE(bump[copy], nullptr);
+    EXPECT_EQ(*pointer[copy], counter[copy]) << "copy " << copy << " points at its own data";
+    for (int n = 0; n <= copy; ++n)
+      bump[copy]();
+  }
+  for (int copy = 0; copy < 3; ++copy) {
+    EXPECT_EQ(*counter[copy], copy + 1) << "copy " << copy;
+    EXPECT_EQ(check[copy](), 14) << "copy " << copy << ": its .bss is zero, its tables relocated";
+  }
+  EXPECT_EQ(copy_symbol(*plan, second, "no_such_symbol"), nullptr);
+}
+
+TEST(CopyLoader, SlidCopiesShareOneMemoryImagePerSlide) {
+  const std::string path = PNMPI_TEST_COPY_FIXTURE;
+  const std::vector<unsigned char> bytes = read_file(path);
+  void *first = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(first, nullptr) << ::dlerror();
+  std::string why_not;
+  CopyPlanPtr plan = plan_copies(bytes, path, first, why_not);
+  ASSERT_NE(plan, nullptr) << why_not;
+  const std::vector<std::uint64_t> slides = slide_amounts(bytes, why_not);
+  ASSERT_GE(slides.size(), 2u) << why_not;
+  const std::uintptr_t bases[] = {map_copy(*plan, bytes, slides[0], "test"),
+                                  map_copy(*plan, bytes, slides[1], "test"),
+                                  map_copy(*plan, bytes, slides[0], "test")};
+  EXPECT_EQ(executable_mappings(path).size(), 1u) << "only the first copy maps the file";
+  EXPECT_EQ(executable_mappings("/memfd:pnmpi-copy (deleted)").size(), 3u);
+  EXPECT_EQ(executable_mappings(".so (deleted)").size(), 0u) << "no copy file was written";
+  for (const std::uintptr_t base : bases) {
+    EXPECT_EQ(symbol<IntFn>(*plan, base, "copy_fixture_bump")(), 1);
+    EXPECT_EQ(symbol<IntFn>(*plan, base, "copy_fixture_check")(), 14);
+  }
+  // Each sits its slide above a page boundary, so the layers' code lands in other sets.
+  const auto offset = [&](std::uintptr_t base) {
+    return reinterpret_cast<std::uintptr_t>(copy_symbol(*plan, base, "copy_fixture_bump")) % 4096;
+  };
+  const std::uintptr_t unslid =
+      reinterpret_cast<std::uintptr_t>(::dlsym(first, "copy_fixture_bump")) % 4096;
+  EXPECT_EQ(offset(bases[0]), (unslid + slides[0]) % 4096);
+  EXPECT_EQ(offset(bases[1]), (unslid + slides[1]) % 4096);
+}
+
+/// Runs `body` in a child with COPY_FIXTURE_FD set and returns what the child wrote there,
+/// constructors, destructors and all, after the child exits normally.
+std::string lines_of_child(const std::function<void(int fd)> &body) {
+  int fds[2];
+  if (::pipe(fds) != 0)
+    return "(no pipe)";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fds[0]);
+    ::setenv("COPY_FIXTURE_FD", std::to_string(fds[1]).c_str(), 1);
+    body(fds[1]);
+    std::exit(0);
+  }
+  ::close(fds[1]);
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;)
+    text.append(buf, static_cast<std::size_t>(n));
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    text += "(child failed)";
+  return text;
+}
+
+TEST(CopyLoader, ConstructorsAndDestructorsRunOncePerCopyInOrder) {
+  const std::string text = lines_of_child([](int fd) {
+    const std::string path = PNMPI_TEST_COPY_FIXTURE;
+    const std::vector<unsigned char> bytes = read_file(path);
+    void *first = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    std::string why_not;
+    CopyPlanPtr plan = plan_copies(bytes, path, first, why_not);
+    const std::vector<std::uint64_t> slides = slide_amounts(bytes, why_not);
+    if (first == nullptr || plan == nullptr || slides.empty())
+      std::exit(2);
+    const std::uintptr_t second = map_copy(*plan, bytes, 0, "test");
+    const std::uintptr_t third = map_copy(*plan, bytes, slides[0], "test");
+    const std::string line =
+        "loaded " + std::to_string(::dlsym(first, "copy_fixture_counter") != nullptr) + "\n";
+    if (::write(fd, line.data(), line.size()) < 0)
+      std::exit(3);
+    std::ostringstream order;
+    order << "order " << ::dlsym(first, "copy_fixture_counter") << " "
+          << copy_symbol(*plan, second, "copy_fixture_counter") << " "
+          << copy_symbol(*plan, third, "copy_fixture_counter") << "\n";
+    if (::write(fd, order.str().data(), order.str().size()) < 0)
+      std::exit(3);
+  });
+  std::istringstream in(text);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);)
+    lines.push_back(line);
+  ASSERT_EQ(lines.size(), 8u) << text;
+  std::istringstream order(lines[4]);
+  std::string word, a, b, c;
+  order >> word >> a >> b >> c;
+  ASSERT_EQ(word, "order") << text;
+  const std::vector<std::string> want = {"ctor " + a, "ctor " + b, "ctor " + c, "loaded 1",
+                                         lines[4],    "dtor " + c, "dtor " + b, "dtor " + a};
+  EXPECT_EQ(lines, want) << text;
+}
+
+TEST(CopyLoader, ACxxCopyThrowsAndCatchesInsideItself) {
+  const std::string path = PNMPI_TEST_COPY_FIXTURE_CXX;
+  const std::vector<unsigned char> bytes = read_file(path);
+  void *first = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(first, nullptr) << ::dlerror();
+  std::string why_not;
+  CopyPlanPtr plan = plan_copies(bytes, path, first, why_not);
+  ASSERT_NE(plan, nullptr) << why_not;
+  const std::vector<std::uint64_t> slides = slide_amounts(bytes, why_not);
+  const std::uintptr_t bases[] = {map_copy(*plan, bytes, 0, "test"),
+                                  map_copy(*plan, bytes, slides.empty() ? 0 : slides[0], "test")};
+  using ThrowFn = int (*)(int);
+  EXPECT_EQ(symbol<ThrowFn>(first, "copy_fixture_throw")(3), 1003);
+  for (const std::uintptr_t base : bases) {
+    EXPECT_EQ(symbol<ThrowFn>(*plan, base, "copy_fixture_throw")(0), 1000);
+    EXPECT_EQ(symbol<ThrowFn>(*plan, base, "copy_fixture_throw")(5), 1005);
+    EXPECT_EQ(symbol<IntFn>(*plan, base, "copy_fixture_constructed")(), 1)
+        << "each copy constructed its own static object once";
+  }
+  EXPECT_EQ(symbol<IntFn>(first, "copy_fixture_constructed")(), 1);
+}
+
+TEST(CopyLoader, ThreadLocalStorageIsLeftToTheDynamicLinker) {
+  const std::string path = PNMPI_TEST_COPY_FIXTURE_TLS;
+  const std::vector<unsigned char> bytes = read_file(path);
+  void *first = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(first, nullptr) << ::dlerror();
+  std::string why_not;
+  EXPECT_EQ(plan_copies(bytes, path, first, why_not), nullptr);
+  EXPECT_EQ(why_not, "it has thread-local storage (PT_TLS)");
+}
+
+/// A fresh, empty directory under the scratch directory.
+std::string fresh_directory(const std::string &name) {
+  ::mkdir(PNMPI_TEST_SCRATCH_DIR, 0755);
+  const std::string dir = std::string(PNMPI_TEST_SCRATCH_DIR) + "/" + name;
+  ::mkdir(dir.c_str(), 0755);
+  return dir;
+}
+
+std::size_t entries(const std::string &dir) {
+  std::size_t n = 0;
+  if (DIR *d = ::opendir(dir.c_str())) {
+    while (const dirent *e = ::readdir(d))
+      n += std::string(e->d_name) != "." && std::string(e->d_name) != "..";
+    ::closedir(d);
+  }
+  return n;
+}
+
+ModuleFile module_file(const std::string &path) {
+  ModuleFile file;
+  file.path = path;
+  file.bytes = read_file(path);
+  return file;
+}
+
+TEST(CopyLoader, LayersAfterTheFirstAreMappedWithoutACopyDirectory) {
+  const std::string dir = fresh_directory("copies-mapped");
+  ModuleFile file = module_file(PNMPI_TEST_COPY_FIXTURE);
+  Config config;
+  config.path = "site.conf";
+  const ModuleSpec spec{"copy_fixture", 4, 0, {}};
+  CopyDirectory copies({dir});
+  const LoadedModule layers[] = {load_module_copy(file, spec, config, copies, 0),
+                                 load_module_copy(file, spec, config, copies, 1),
+                                 load_module_copy(file, spec, config, copies, 2)};
+  EXPECT_NE(layers[0].handle, nullptr);
+  EXPECT_EQ(layers[0].mapped, nullptr);
+  for (int i = 1; i < 3; ++i) {
+    EXPECT_EQ(layers[i].handle, nullptr);
+    EXPECT_NE(layers[i].mapped, nullptr);
+  }
+  EXPECT_EQ(entries(dir), 0u) << "no copy directory was made";
+  for (int i = 0; i < 3; ++i) {
+    auto *counter = static_cast<int *>(module_symbol(layers[i], "copy_fixture_counter"));
+    ASSERT_NE(counter, nullptr);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(counter),
+              layers[i].base + (reinterpret_cast<std::uintptr_t>(
+                                    module_symbol(layers[0], "copy_fixture_counter")) -
+                                layers[0].base))
+        << "base + link-time address reaches layer " << i << "'s own data";
+    EXPECT_EQ(reinterpret_cast<IntFn>(module_symbol(layers[i], "copy_fixture_bump"))(), 1);
+  }
+}
+
+TEST(CopyLoader, AModuleWithThreadLocalStorageFallsBackToCopyFiles) {
+  const std::string dir = fresh_directory("copies-tls");
+  ModuleFile file = module_file(PNMPI_TEST_COPY_FIXTURE_TLS);
+  Config config;
+  config.path = "site.conf";
+  const ModuleSpec spec{"tls", 4, 0, {}};
+  CopyDirectory copies({dir});
+  const LoadedModule first = load_module_copy(file, spec, config, copies, 0);
+  const LoadedModule second = load_module_copy(file, spec, config, copies, 1);
+  EXPECT_NE(second.handle, nullptr);
+  EXPECT_EQ(second.mapped, nullptr);
+  EXPECT_EQ(file.copy_plan, nullptr);
+  EXPECT_NE(first.base, second.base);
+  using BumpFn = int (*)();
+  const auto bump_first = reinterpret_cast<BumpFn>(module_symbol(first, "copy_fixture_tls_bump"));
+  const auto bump_second = reinterpret_cast<BumpFn>(module_symbol(second, "copy_fixture_tls_bump"));
+  EXPECT_EQ(bump_first(), 1);
+  EXPECT_EQ(bump_first(), 2);
+  EXPECT_EQ(bump_second(), 1) << "the file copy has its own thread-local variable";
+  EXPECT_EQ(entries(dir), 1u) << "the copy directory was made for it";
+}
+
+} // namespace
+} // namespace pnmpi
