@@ -206,6 +206,26 @@ void write_copy(const std::string &path, const std::vector<unsigned char> &bytes
   ::close(fd);
 }
 
+/// How copies after the first are made: PNMPI_COPIES, read once; for comparisons only.
+enum class CopyMode { Mapped, Unslid, Files };
+
+CopyMode copy_mode() {
+  static const CopyMode mode = [] {
+    const char *env = std::getenv("PNMPI_COPIES");
+    const std::string value = env != nullptr ? env : "";
+    if (value.empty() || value == "mapped")
+      return CopyMode::Mapped;
+    if (value == "unslid")
+      return CopyMode::Unslid;
+    if (value == "files")
+      return CopyMode::Files;
+    print_error("warning: PNMPI_COPIES is '" + shown(value) +
+                "', not mapped, unslid or files; copies are mapped");
+    return CopyMode::Mapped;
+  }();
+  return mode;
+}
+
 std::string base_name(const std::string &path) {
   const std::size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
@@ -243,11 +263,10 @@ LoadedModule load_module_copy(ModuleFile &file, const ModuleSpec &module, const 
     }
     const std::size_t turn = static_cast<std::size_t>(file.loaded) % (file.slides.size() + 1);
     slide = turn == 0 ? 0 : file.slides[turn - 1];
-    const char *mode = std::getenv("PNMPI_COPIES");
-    const std::string copies_mode = mode != nullptr ? mode : "";
+    const CopyMode mode = copy_mode();
     if (!file.copy_plan_known) {
       std::string why_not = "its first copy was not loaded by the dynamic linker";
-      if (copies_mode == "files")
+      if (mode == CopyMode::Files)
         why_not = "PNMPI_COPIES=files";
       else if (file.first != nullptr)
         file.copy_plan = plan_copies(file.bytes, file.path, file.first, why_not);
@@ -260,7 +279,7 @@ LoadedModule load_module_copy(ModuleFile &file, const ModuleSpec &module, const 
     }
     if (file.copy_plan) {
       const std::uintptr_t base =
-          map_copy(*file.copy_plan, file.bytes, copies_mode == "unslid" ? 0 : slide, context);
+          map_copy(*file.copy_plan, file.bytes, mode == CopyMode::Unslid ? 0 : slide, context);
       ++file.loaded;
       return {&file, nullptr, base, file.copy_plan.get()};
     }

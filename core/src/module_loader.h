@@ -26,7 +26,7 @@ struct ModuleFile {
   /// copies are then files. Computed with the second copy.
   CopyPlanPtr copy_plan;
   bool copy_plan_known = false;
-  /// How far copies written to files may be slid (elf_slide.h); computed with the first one.
+  /// How far copies may be slid (elf_slide.h); computed with the second copy.
   std::vector<std::uint64_t> slides;
   bool slides_known = false;
 };

@@ -542,6 +542,18 @@ INSTANTIATE_TEST_SUITE_P(Modes, Copies,
                            return std::string(*info.param.mode ? info.param.mode : "mapped");
                          });
 
+TEST(CopiesOfTls, AnUnknownCopyModeIsAWarningAndCopiesAreMapped) {
+  const RunResult r = run_with("module api_copies\nargument tag a\nmodule api_copies\n"
+                               "argument tag b\n",
+                               1, {{"PNMPI_COPIES", "disk"}});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(count(r.err, "pnmpi: warning: PNMPI_COPIES is 'disk', not mapped, unslid or files; "
+                         "copies are mapped"),
+            1u)
+      << r.err;
+  EXPECT_EQ(lines_with(r.out, " maps file=1 memory=1 deleted=0").size(), 2u) << r.out;
+}
+
 TEST(CopiesOfTls, AModuleWithThreadLocalStorageIsCopiedToAFileWithADebugNote) {
   const RunResult r = run_with("module api_tls\nmodule api_tls\n", 1, {{"PNMPI_DEBUG", "1"}});
   ASSERT_EQ(r.exit_code, 0) << describe(r);
