@@ -27,7 +27,6 @@
 #include <unistd.h>
 #include <unordered_map>
 
-#include "elf_slide.h"
 #include "elf_view.h"
 #include "error.h"
 
@@ -265,6 +264,7 @@ struct CopyPlan {
   };
   std::vector<Segment> segments;
   std::uint64_t lo = 0, hi = 0;            ///< the pages the original image spans
+  std::uint64_t file_end = 0;              ///< the end of the segments' bytes in the file
   std::uint64_t relro = 0, relro_size = 0; ///< PT_GNU_RELRO
   /// The images copies are mapped from: the original file (slide 0), and, made when first
   /// needed, slid images (elf_slide.h) in memory files, by slide.
@@ -379,6 +379,7 @@ CopyPlanPtr plan_copies(const std::vector<unsigned char> &bytes, const std::stri
         if ((h.p_flags & PF_W) && (h.p_flags & PF_X))
           throw Unsupported{"a segment is both writable and executable"};
         p.segments.push_back({h.p_vaddr, h.p_memsz, h.p_offset, h.p_filesz, prot});
+        p.file_end = std::max<std::uint64_t>(p.file_end, h.p_offset + h.p_filesz);
         b.loads.push_back(&h);
         lo = std::min<std::uint64_t>(lo, down(h.p_vaddr));
         hi = std::max<std::uint64_t>(hi, up(h.p_vaddr + h.p_memsz));
@@ -645,23 +646,37 @@ CopyPlanPtr plan_copies(const std::vector<unsigned char> &bytes, const std::stri
 
 namespace {
 
-/// Writes `image` to a new memory file (no name in any file system, gone with the process).
-int memory_file(const std::vector<unsigned char> &image, const std::string &context) {
+/// Writes `bytes` from `from` to `to` at `offset` of `fd`.
+bool write_at(int fd, const unsigned char *from, const unsigned char *to, std::uint64_t offset) {
+  while (from < to) {
+    const ssize_t n =
+        ::pwrite(fd, from, static_cast<std::size_t>(to - from), static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    from += n;
+    offset += static_cast<std::uint64_t>(n);
+  }
+  return true;
+}
+
+/// A memory file (no name in any file system, gone with the process) holding the module's
+/// loadable bytes slid by `slide`: the ELF header, `slide` zero bytes, the rest. This is
+/// the layout slide_image() makes, without its edits of headers, symbols and relocations,
+/// which only the dynamic linker reads: copies are relocated from the plan.
+int slid_memory_file(const std::vector<unsigned char> &bytes, std::uint64_t end,
+                     std::uint64_t slide, const std::string &context) {
   const int fd = ::memfd_create("pnmpi-copy", MFD_CLOEXEC);
   if (fd < 0)
     throw Error(context + ": cannot make a memory file for a slid copy: " + std::strerror(errno));
-  const unsigned char *at = image.data();
-  for (std::size_t left = image.size(); left > 0;) {
-    const ssize_t n = ::write(fd, at, left);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0) {
-      const int err = n < 0 ? errno : ENOSPC;
-      ::close(fd);
-      throw Error(context + ": cannot write a slid copy to memory: " + std::strerror(err));
-    }
-    at += n;
-    left -= static_cast<std::size_t>(n);
+  constexpr std::uint64_t kHeader = sizeof(ElfW(Ehdr));
+  const unsigned char *data = bytes.data();
+  if (!write_at(fd, data, data + kHeader, 0) ||
+      !write_at(fd, data + kHeader, data + end, kHeader + slide)) {
+    const int err = errno != 0 ? errno : ENOSPC;
+    ::close(fd);
+    throw Error(context + ": cannot write a slid copy to memory: " + std::strerror(err));
   }
   return fd;
 }
@@ -672,9 +687,9 @@ std::uintptr_t map_copy(CopyPlan &p, const std::vector<unsigned char> &bytes, st
                         const std::string &context) {
   auto image = p.images.find(slide);
   if (image == p.images.end()) {
-    std::vector<unsigned char> slid;
-    copy_image(bytes, slide, slid);
-    image = p.images.emplace(slide, memory_file(slid, context)).first;
+    if (slide % 64 != 0 || slide >= page_size() || p.segments.front().offset != 0 || p.lo != 0)
+      throw Error(context + ": cannot slide a copy by " + std::to_string(slide) + " bytes");
+    image = p.images.emplace(slide, slid_memory_file(bytes, p.file_end, slide, context)).first;
   }
   const int fd = image->second;
   // A slid image is the original with everything after the ELF header `slide` bytes higher,
