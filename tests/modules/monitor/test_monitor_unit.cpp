@@ -690,7 +690,7 @@ TEST(MonitorOptions, DeclaredKeysAreTheParsedOnes) {
     EXPECT_FALSE(a.parse(o, error)) << key << " takes an empty value";
     EXPECT_NE(error.find("'" + key + "'"), std::string::npos) << key << ": " << error;
   }
-  EXPECT_EQ(count, 8);
+  EXPECT_EQ(count, 10);
 }
 
 } // namespace
