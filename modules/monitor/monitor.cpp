@@ -25,7 +25,7 @@ TypeSlot g_types[kTypeSlots];
 std::atomic<std::size_t> g_plans{0};
 std::atomic<Peer *> g_recent_peers[kRecentSlots];
 std::atomic<CommInfo *> g_recent_comms[kRecentSlots];
-__thread ThreadCache *t_cache = nullptr;
+__thread ThreadCache *t_cache __attribute__((tls_model("initial-exec"))) = nullptr;
 
 void report_error(const std::string &message) noexcept {
   std::fprintf(stderr, "pnmpi: module 'monitor': %s\n", message.c_str());

@@ -76,7 +76,7 @@ struct ThreadCache {
 };
 /// This thread's cache, made on its first send under MPI_THREAD_MULTIPLE. `__thread`, not
 /// `thread_local`: no initialisation wrapper on the send path.
-extern __thread ThreadCache *t_cache;
+extern __thread ThreadCache *t_cache __attribute__((tls_model("initial-exec")));
 
 /// Everything this process sent to one world rank. Made on first contact: memory grows with
 /// the peers actually contacted, not with the world size.
@@ -413,8 +413,10 @@ __attribute__((always_inline)) inline void on_send(const RoutineId &routine, Cou
 }
 
 /// True when the send is recorded (or is nothing to record); false: nothing was changed and
-/// on_send() must do the whole work.
-template <class Count>
+/// on_send() must do the whole work. `Threads`: MPI_THREAD_MULTIPLE was provided, the send
+/// goes to this thread's counters (the wrappers choose, so that each variant keeps few
+/// registers live and needs no stack frame).
+template <bool Threads, class Count>
 __attribute__((always_inline)) inline bool send_fast(const RoutineId &routine, Count count,
                                                      MPI_Datatype type, int dest,
                                                      MPI_Comm comm) noexcept {
@@ -434,7 +436,7 @@ __attribute__((always_inline)) inline bool send_fast(const RoutineId &routine, C
   const int world = ci->peers.world(dest);
   if (world < 0)
     return true;
-  if (g.atomic_updates) {
+  if constexpr (Threads) {
     // This thread's own counters: no locked add, no line shared with other senders.
     ThreadPeer *tp = thread_peer_cached(world);
     if (tp == nullptr)
