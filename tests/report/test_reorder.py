@@ -4,7 +4,6 @@
 the cut it reports is the optimum, slots are respected exactly, and the rankfile and
 machine file describe the same placement."""
 
-import itertools
 import json
 import os
 import re

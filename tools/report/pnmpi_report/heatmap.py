@@ -24,7 +24,7 @@ AXES_RECT = (0.12, 0.10, 0.66, 0.80)
 COLORBAR_RECT = (0.82, 0.10, 0.03, 0.80)
 COLORMAP = "viridis"
 DEFAULT_SIZE = (1000, 860)
-DEFAULT_MAX_CELLS = 512
+DEFAULT_MAX_CELLS = 256  # at the default size, 2.6 pixels a cell: none vanishes
 
 
 def add_arguments(parser):
@@ -84,8 +84,8 @@ def aggregate(run, matrix, max_cells, by_node):
     if by_node and groups is None:
         raise ReportError("--by-node needs the hosts of the ranks: %s does not name them "
                           "(give --nodes or --hostfile)" % run.source)
-    if max_cells < 2:
-        raise ReportError("--max-cells must be at least 2")
+    if not 2 <= max_cells <= 4096:
+        raise ReportError("--max-cells must be 2 to 4096, not %d" % max_cells)
     if groups is not None and (by_node or (n > max_cells and len(groups[1]) <= max_cells)):
         g, names = groups
         return matrix.grouped(g, len(names)), "node", names, []

@@ -86,7 +86,10 @@ def _prof_files(prefix):
 
 def _mat_siblings(path):
     d = os.path.dirname(path) or "."
-    return sorted(os.path.join(d, f) for f in os.listdir(d) if mat.is_mat(f))
+    try:
+        return sorted(os.path.join(d, f) for f in os.listdir(d) if mat.is_mat(f))
+    except OSError as e:
+        raise ReportError("cannot list the directory: %s" % e.strerror, d)
 
 
 def _attach_histograms(run, prefix):
@@ -114,7 +117,10 @@ def _attach_histograms(run, prefix):
 
 
 def _load_dir(d):
-    entries = sorted(os.listdir(d))
+    try:
+        entries = sorted(os.listdir(d))
+    except OSError as e:
+        raise ReportError("cannot list the directory: %s" % e.strerror, d)
     jsons = [os.path.join(d, f) for f in entries
              if f.endswith(".json") and monitor_json.looks_like_monitor_json(os.path.join(d, f))]
     if len(jsons) == 1:

@@ -14,6 +14,9 @@ import numpy as np
 MONITOR_CATEGORIES = ["p2p", "coll", "osc_sent", "osc_fetched",
                       "p2p_tool", "coll_tool", "osc_sent_tool", "osc_fetched_tool"]
 APPLICATION = "application"
+# Per-rank arrays are dense (bytes sent per rank, host of each rank): a bound keeps a
+# corrupt world size from asking for gigabytes.
+MAX_RANKS = 1 << 22
 MODULES = "modules"
 
 # Histogram bins, as the monitor and Open MPI count them: bin 0 holds empty messages,

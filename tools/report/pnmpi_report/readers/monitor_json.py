@@ -12,16 +12,16 @@ import json
 import mmap
 import os
 import re
+import warnings
 
 import numpy as np
 
 from ..errors import ReportError
-from ..model import APPLICATION, Category, Run, Sparse, progress
+from ..model import APPLICATION, MAX_RANKS, Category, Run, Sparse, progress
 
 FORMAT_NAME = "pnmpi-monitor-matrices"
 _ARRAY_START = re.compile(rb"\[(?=\s*[\[0-9])")
 _NOT_IN_INT_ARRAY = re.compile(rb"[^0-9,\s\[\]]")
-_BAD_LIST = re.compile(rb",\s*[,\]]|\[\s*[,\]]|[0-9]\s+[0-9]|[0-9]{19}")
 _PLACEHOLDER = "@@pnmpi-int-array-%d@@"
 _PLACEHOLDER_RE = re.compile(r"\A@@pnmpi-int-array-(\d+)@@\Z")
 _BRACKETS_TO_SPACES = bytes.maketrans(b"[]", b"  ")
@@ -29,39 +29,65 @@ _BIG_FILE = 32 << 20
 
 
 class IntArray:
-    """An array of non-negative integers cut out of the file: 1-D, or rows of numbers."""
+    """An array of non-negative integers cut out of the file: 1-D, or rows of numbers.
+
+    Mostly-zero arrays (the dense matrices) keep only their non-zero cells, so that a
+    version 1 file of 4096 ranks never holds its 16 matrices of 16.7 million cells."""
 
     def __init__(self, flat, row_lengths, line):
-        self.flat = flat
+        self.size = int(flat.size)
         self.row_lengths = row_lengths  # None for a 1-D array
         self.line = line
+        self.nz = np.flatnonzero(flat)
+        if self.nz.size * 4 < self.size:
+            self.nz_values, self.flat = flat[self.nz], None
+        else:
+            self.nz_values, self.flat = None, flat
+
+    def values(self):
+        if self.flat is not None:
+            return self.flat
+        out = np.zeros(self.size, dtype=np.int64)
+        out[self.nz] = self.nz_values
+        return out
+
+    def nonzero(self):
+        """(positions, values) of the non-zero numbers."""
+        if self.flat is None:
+            return self.nz, self.nz_values
+        return self.nz, self.flat[self.nz]
 
 
 def _parse_int_array(seg):
-    """seg: b'[...]' holding only digits, commas, spaces, brackets. None if not a clean 1-D
-    or 2-D array of integers below 10^18 (the caller then lets the json module judge it)."""
-    if _BAD_LIST.search(seg):
+    """seg: b'[...]' holding only digits, commas, white space, brackets. (values, row
+    lengths or None) if it is a clean 1-D or 2-D array of integers, else None (the caller
+    then lets the json module judge it and report what is wrong)."""
+    compact = seg.translate(None, b" \t\n\r")
+    if any(bad in compact for bad in (b",,", b",]", b"[,", b"[]")):
         return None
-    a = np.frombuffer(seg, dtype=np.uint8)
+    a = np.frombuffer(compact, dtype=np.uint8)
     opens = np.flatnonzero(a == ord("["))
     closes = np.flatnonzero(a == ord("]"))
     commas = np.flatnonzero(a == ord(","))
     if opens.size != closes.size or opens[0] != 0 or closes[-1] != a.size - 1:
         return None
+    with warnings.catch_warnings():
+        # A malformed number ends numpy's parse early: the count check below sees it.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        flat = np.fromstring(compact.translate(_BRACKETS_TO_SPACES), dtype=np.int64, sep=",")
+    if flat.size and flat.max() == np.iinfo(np.int64).max:
+        return None  # saturated: a number of 2^63 or more
     if opens.size == 1:
-        flat = np.fromstring(seg.translate(_BRACKETS_TO_SPACES), dtype=np.int64, sep=",")
         return (flat, None) if flat.size == commas.size + 1 else None
     inner_o, inner_c = opens[1:], closes[:-1]
     if not (np.all(inner_o < inner_c) and np.all(inner_c[:-1] < inner_o[1:])):
         return None  # deeper than rows of numbers
-    # Between rows only a comma may stand; numbers outside rows are not allowed.
-    between = np.searchsorted(commas, inner_o[1:]) - np.searchsorted(commas, inner_c[:-1])
-    if np.any(between != 1):
+    # Between rows only a comma may stand: "],[" exactly, nothing before the first row.
+    if np.any(inner_o[1:] - inner_c[:-1] != 2) or inner_o[0] != 1 or \
+            inner_c[-1] != a.size - 2:
         return None
     lengths = np.searchsorted(commas, inner_c) - np.searchsorted(commas, inner_o) + 1
-    flat = np.fromstring(seg.translate(_BRACKETS_TO_SPACES), dtype=np.int64, sep=",")
-    if flat.size != int(lengths.sum()) or np.searchsorted(commas, inner_o[0]) != 0 or \
-            np.searchsorted(commas, inner_c[-1]) != commas.size:
+    if flat.size != int(lengths.sum()):
         return None
     return flat, lengths
 
@@ -159,8 +185,8 @@ def _matrix(arr, n, path, what):
           arr.line if isinstance(arr, IntArray) else None)
     _need(arr.row_lengths.size == n and np.all(arr.row_lengths == n),
           "%s is not %d x %d (world_size)" % (what, n, n), path, arr.line)
-    nz = np.flatnonzero(arr.flat)
-    return Sparse(n, nz // n, nz % n, arr.flat[nz])
+    nz, values = arr.nonzero()
+    return Sparse(n, nz // n, nz % n, values)
 
 
 def _entries(arr, n, path, what):
@@ -172,7 +198,7 @@ def _entries(arr, n, path, what):
               np.all(arr.row_lengths == 4),
               "%s must be a list of [sender, receiver, count, bytes]" % what, path,
               arr.line if isinstance(arr, IntArray) else None)
-        e = arr.flat.reshape(-1, 4)
+        e = arr.values().reshape(-1, 4)
         line = arr.line
     src, dst = e[:, 0], e[:, 1]
     _need(np.all(src < n) and np.all(dst < n),
@@ -194,8 +220,8 @@ def _to_run(doc, path):
           "pnmpi-report (it reads 1 and 2): use the pnmpi-report of the pnmpi that wrote it"
           % (version,), path)
     n = doc.get("world_size")
-    _need(isinstance(n, int) and not isinstance(n, bool) and n >= 1,
-          "world_size must be a positive integer, not %r" % (n,), path)
+    _need(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= MAX_RANKS,
+          "world_size must be an integer from 1 to %d, not %r" % (MAX_RANKS, n), path)
     cats = doc.get("categories")
     _need(isinstance(cats, dict), "no 'categories' object", path)
     run = Run(path, "pnmpi monitor JSON version %d" % version, n)
