@@ -215,7 +215,9 @@ def _refine(g, node_of, slots, max_passes=50):
         free[t] -= 1
         node_of[v] = t
 
-    for _ in range(max_passes):
+    for npass in range(max_passes):
+        if n >= 1024:
+            progress("placing %d ranks: local search, pass %d" % (n, npass + 1))
         improved = False
         for v in range(n):
             cur = node_of[v]
