@@ -79,6 +79,15 @@ class Readers(common.Case):
         F.write_json(self.path("rank.json"), doc)
         self.fails("names a rank >= world_size 4", "summary", self.path("rank.json"))
 
+    def test_json_brackets_in_strings(self):
+        F.write_json_v1(self.path("run.json"), N, ring())
+        text = F.read_text(self.path("run.json")).replace(
+            '"what": "test"', '"what": "rows [1,2] and \\"[3]\\" [[4]]"', 1)
+        F.write_text(self.path("run.json"), text)
+        run = inputs.load_run([self.path("run.json")])
+        self.check_ring(run)
+        self.assertEqual(run.categories["p2p"].what, 'rows [1,2] and "[3]" [[4]]')
+
     def test_json_broken(self):
         F.write_json_v1(self.path("run.json"), N, ring())
         text = F.read_text(self.path("run.json"))

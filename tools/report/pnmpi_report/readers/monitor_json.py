@@ -22,6 +22,7 @@ from ..model import APPLICATION, MAX_RANKS, Category, Run, Sparse, progress
 FORMAT_NAME = "pnmpi-monitor-matrices"
 _ARRAY_START = re.compile(rb"\[(?=\s*[\[0-9])")
 _NOT_IN_INT_ARRAY = re.compile(rb"[^0-9,\s\[\]]")
+_STRING_TOKEN = re.compile(rb'\\.|"')
 _PLACEHOLDER = "@@pnmpi-int-array-%d@@"
 _PLACEHOLDER_RE = re.compile(r"\A@@pnmpi-int-array-(\d+)@@\Z")
 _BRACKETS_TO_SPACES = bytes.maketrans(b"[]", b"  ")
@@ -96,11 +97,20 @@ def _split(buf, path, big):
     """(skeleton text, arrays): every integer array of buf replaced by a placeholder."""
     pieces, arrays, pos, done = [], [], 0, 0
     counted, line = 0, 1  # buf[:counted] holds line - 1 newlines
+    scanned, in_string = 0, False  # whether buf[scanned] is inside a JSON string
     while True:
         m = _ARRAY_START.search(buf, pos)
         if m is None:
             break
         start = m.start()
+        # Brackets inside a string ("what": "... [1,2] ...") are text, not arrays.
+        for q in _STRING_TOKEN.finditer(buf, scanned, start):
+            if q.group() == b'"':
+                in_string = not in_string
+        scanned = start
+        if in_string:
+            pos = start + 1
+            continue
         stop_m = _NOT_IN_INT_ARRAY.search(buf, start)
         stop = stop_m.start() if stop_m else len(buf)
         end = buf.rfind(b"]", start, stop)
@@ -116,7 +126,7 @@ def _split(buf, path, big):
         pieces.append(buf[done:start].decode("utf-8", errors="strict"))
         pieces.append('"' + _PLACEHOLDER % len(arrays) + '"' + "\n" * seg.count(b"\n"))
         arrays.append(IntArray(parsed[0], parsed[1], line))
-        done = pos = end + 1
+        done = pos = scanned = end + 1
         if big and len(arrays) % 4 == 0:
             progress("reading %s: %d%%" % (path, 100 * pos // max(1, len(buf))))
     pieces.append(buf[done:].decode("utf-8", errors="strict"))
