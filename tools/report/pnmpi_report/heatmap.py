@@ -150,7 +150,8 @@ def render(run, selection, metric, size, max_cells=DEFAULT_MAX_CELLS, by_node=Fa
     if labels is not None and g <= 40:
         ax.set_xticks(range(g))
         ax.set_yticks(range(g))
-        ax.set_xticklabels(labels, rotation=90, fontsize=8)
+        ax.set_xticklabels(labels, rotation=90 if max(len(x) for x in labels) > 6 else 0,
+                           fontsize=8)
         ax.set_yticklabels(labels, fontsize=8)
     elif g <= 32 and unit == "rank":
         ax.set_xticks(range(g))

@@ -21,7 +21,7 @@ body { font-family: sans-serif; margin: 2em; color: #222; max-width: 1100px; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.2em; border-bottom: 1px solid #ccc; }
 table { border-collapse: collapse; margin: 0.5em 0 1em 0; }
 th, td { border: 1px solid #ccc; padding: 2px 8px; }
-td.n { text-align: right; font-variant-numeric: tabular-nums; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 th { background: #eee; } img { max-width: 100%; } .note { color: #8a4b00; }
 .small { font-size: 0.9em; color: #555; }
 """
@@ -54,11 +54,12 @@ def _img(png, alt):
         base64.b64encode(png).decode("ascii"), html.escape(alt))
 
 
-def _table(header, rows, numeric_from=1):
+def _table(header, rows, text_columns=(0,)):
+    """Columns other than text_columns hold numbers: right-aligned, never wrapped."""
     t = "<table><tr>%s</tr>\n" % "".join("<th>%s</th>" % html.escape(str(h)) for h in header)
     for row in rows:
         t += "<tr>%s</tr>\n" % "".join(
-            '<td%s>%s</td>' % (' class="n"' if i >= numeric_from else "", html.escape(str(v)))
+            '<td%s>%s</td>' % ("" if i in text_columns else ' class="n"', html.escape(str(v)))
             for i, v in enumerate(row))
     return t + "</table>\n"
 
@@ -105,13 +106,13 @@ def render(run, top=20, max_cells=heatmap.DEFAULT_MAX_CELLS):
                     for o, v in sorted(s["origins"].items())])
     body += _table(["category", "origin", "messages", "bytes", "", "pairs", "what"],
                    [[c["name"], c["origin"], c["messages"], c["bytes"], human_bytes(c["bytes"]),
-                     c["pairs"], c["what"]] for c in s["categories"]], numeric_from=2)
+                     c["pairs"], c["what"]] for c in s["categories"]], text_columns=(0, 1, 6))
 
     body += "<h2>Top talkers</h2>\n"
     if s["top_talkers"]:
         body += _table(["from", "to", "bytes", "", "messages"],
                        [[p["from"], p["to"], p["bytes"], human_bytes(p["bytes"]),
-                         p["messages"]] for p in s["top_talkers"]], numeric_from=0)
+                         p["messages"]] for p in s["top_talkers"]], text_columns=())
     else:
         body += "<p>No application traffic.</p>\n"
 
