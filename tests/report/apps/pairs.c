@@ -30,8 +30,8 @@ int main(int argc, char **argv) {
     MPI_Abort(MPI_COMM_WORLD, 3);
   const int partner = (rank + size / 2) % size;
   for (int r = 0; r < ROUNDS; ++r)
-    MPI_Sendrecv(out, HEAVY, MPI_CHAR, partner, 1, in, HEAVY, MPI_CHAR, partner, 1,
-                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(out, HEAVY, MPI_CHAR, partner, 1, in, HEAVY, MPI_CHAR, partner, 1, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
   MPI_Sendrecv(out, LIGHT, MPI_CHAR, (rank + 1) % size, 2, in, LIGHT, MPI_CHAR,
                (rank + size - 1) % size, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   double token = rank == 0 ? 1.0 : 0.0;
