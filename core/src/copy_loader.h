@@ -19,12 +19,13 @@ using CopyPlanPtr = std::unique_ptr<CopyPlan, CopyPlanDeleter>;
 
 /// What pnmpi needs to map further copies of one module file itself, read once from the
 /// file's `bytes` after the dynamic linker loaded its first copy (`first`, a dlopen handle of
-/// `path`). Every copy maps the file's read-only and executable segments from the file
-/// itself, so all copies and every process on the node share those pages (nothing is
-/// written); only the writable segments become private, page by page, as they are
-/// relocated. Symbols resolve as the dynamic linker resolved them for the first copy
-/// (RTLD_LOCAL): the global scope, then the module, then its own dependencies, except that
-/// what resolved to the first copy resolves to each copy's own definition.
+/// `path`). A copy maps the file's read-only and executable segments from the file itself
+/// (then the page cache's pages serve every such copy of every process on the node) or from
+/// a slid image shared by the copies with that slide (map_copy()); only the writable
+/// segments become private, page by page, as they are relocated. Symbols resolve as the dynamic
+/// linker resolved them for the first copy (RTLD_LOCAL): the global scope, then the module, then
+/// its own dependencies, except that what resolved to the first copy resolves to each copy's own
+/// definition.
 ///
 /// Returns null and sets `why_not` when the file needs something this loader does not do
 /// (thread-local storage, an unknown relocation type or dynamic tag, IFUNC, text
