@@ -49,7 +49,7 @@ def problems(root):
             where = "%s: link %s" % (os.path.relpath(page, root), target)
             if not os.path.exists(dest):
                 # Pictures in docs/generated/ are made by scripts/demo.sh, never committed.
-                generated = os.path.join(root, "docs", "generated") + os.sep
+                generated = os.path.normpath(os.path.join(root, "docs", "generated")) + os.sep
                 if not dest.startswith(generated):
                     bad.append(where + ": no such file")
             elif anchor and dest.endswith(".md") and anchor not in anchors(dest):
