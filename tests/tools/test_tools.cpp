@@ -68,6 +68,8 @@ const char *kStacked = "module api_route\n"
                        "module api_probe\n"
                        "argument tag l\n";
 
+// The numbers are the handles the services give (the original PnMPI's numbering): a `stack`
+// line takes one, and a stack's is the number after its line.
 TEST(Info, ReportsConfigModulesAndLinkStacks) {
   const std::string conf = conf_file(kStacked);
   const RunResult r = info({"-c", conf});
@@ -92,14 +94,14 @@ TEST(Info, ReportsConfigModulesAndLinkStacks) {
                        "      argument large = large (line 4)\n"
                        "      wraps 2 routine(s); MPI_Pcontrol on\n"
                        "      hooks: pnmpi_module_loaded\n"
-                       "  [1] api_probe (line 7, stack small)\n"
+                       "  [2] api_probe (line 7, stack small)\n"
                        "      file: " +
                        kModules +
                        "/api_probe.so\n"
                        "      argument tag = s (line 8)\n"
                        "      wraps 4 routine(s); MPI_Pcontrol off\n" +
                        hooks +
-                       "  [2] api_probe (line 11, stack large)\n"
+                       "  [4] api_probe (line 11, stack large)\n"
                        "      file: " +
                        kModules +
                        "/api_probe.so\n"
@@ -108,19 +110,19 @@ TEST(Info, ReportsConfigModulesAndLinkStacks) {
                        hooks +
                        "\n"
                        "link stacks:\n"
-                       "  stack default:\n"
+                       "  stack default [0]:\n"
                        "    MPI_Barrier                  api_route[0] -> MPI\n"
                        "    MPI_Pcontrol                 api_route[0] -> MPI\n"
-                       "  stack small:\n"
-                       "    MPI_Barrier                  api_probe[1] -> MPI\n"
-                       "    MPI_Comm_size                api_probe[1] -> MPI\n"
-                       "    MPI_Init                     api_probe[1] -> MPI\n"
-                       "    MPI_Pcontrol                 api_probe[1] -> MPI\n"
-                       "  stack large:\n"
+                       "  stack small [2]:\n"
                        "    MPI_Barrier                  api_probe[2] -> MPI\n"
                        "    MPI_Comm_size                api_probe[2] -> MPI\n"
                        "    MPI_Init                     api_probe[2] -> MPI\n"
-                       "    MPI_Pcontrol                 api_probe[2] -> MPI\n");
+                       "    MPI_Pcontrol                 api_probe[2] -> MPI\n"
+                       "  stack large [4]:\n"
+                       "    MPI_Barrier                  api_probe[4] -> MPI\n"
+                       "    MPI_Comm_size                api_probe[4] -> MPI\n"
+                       "    MPI_Init                     api_probe[4] -> MPI\n"
+                       "    MPI_Pcontrol                 api_probe[4] -> MPI\n");
 }
 
 TEST(Info, ChainsListEveryLayerInOrder) {
@@ -130,7 +132,7 @@ TEST(Info, ChainsListEveryLayerInOrder) {
                 "argument large default\n");
   const RunResult r = info({"-c", conf, "--routine", "Barrier"});
   ASSERT_EQ(r.exit_code, 0) << describe(r);
-  EXPECT_NE(r.out.find("link stacks:\n  stack default:\n    MPI_Barrier                  "
+  EXPECT_NE(r.out.find("link stacks:\n  stack default [0]:\n    MPI_Barrier                  "
                        "api_probe[0] -> api_probe_nopcontrol[1] -> api_route[2] -> MPI\n"),
             std::string::npos)
       << r.out;
