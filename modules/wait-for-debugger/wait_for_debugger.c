@@ -10,8 +10,8 @@
  *
  * The environment variable WAIT_AT_STARTUP (the original PnMPI module's) overrides `wait`.
  * A debugger ends the wait early by setting the module's `pnmpi_wait_for_debugger_release`
- * to 1 (gdb: `set var pnmpi_wait_for_debugger_release = 1`) in the ranks it attached to;
- * the others go on when their time is up. */
+ * to 1 in the ranks it attached to (gdb: `set var *(volatile int *)&
+ * pnmpi_wait_for_debugger_release = 1`); the others go on when their time is up. */
 
 #define _POSIX_C_SOURCE 200809L
 

@@ -7,8 +7,16 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <fcntl.h>
+#include <fstream>
 #include <regex>
+#include <signal.h>
+#include <spawn.h>
+#include <sstream>
 #include <string>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
 
 #include "pnmpi_test_config.h"
 #include "run_mpi.h"
@@ -78,6 +86,72 @@ TEST(WaitForDebugger, MalformedWaitsAreErrors) {
             std::string::npos)
       << describe(env);
   EXPECT_EQ(env.out.find("Rank 0"), std::string::npos) << env.out;
+}
+
+std::string file_text(const std::string &path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(WaitForDebugger, ADebuggerEndsTheWait) {
+  // One rank, started without a launcher (a singleton MPI_Init), told to wait a minute;
+  // gdb attaches as a user would and sets the release flag. The wait must end at once.
+  const std::string out = std::string(PNMPI_TEST_SCRATCH_DIR) + "/" + test_name() + ".out";
+  const std::string conf = test_conf_file("module wait-for-debugger\nargument wait 60\n");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  std::vector<std::string> env_text;
+  for (char **e = environ; *e != nullptr; ++e)
+    env_text.emplace_back(*e);
+  env_text.push_back("PNMPI_CONF=" + conf);
+  env_text.push_back(std::string("PNMPI_LIB_PATH=") + PNMPI_MODULE_BUILD_DIR);
+  env_text.push_back("PNMPI_BE_SILENT=1");
+  std::vector<char *> envp;
+  for (std::string &e : env_text)
+    envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::string program = app();
+  char *argv[] = {program.data(), nullptr};
+  pid_t pid = -1;
+  ASSERT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv, envp.data()), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  const auto start = std::chrono::steady_clock::now();
+  auto seconds = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  std::smatch m;
+  std::string text;
+  while (seconds() < 30 && !std::regex_search(text, m, std::regex("has pid ([0-9]+)\\."))) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    text = file_text(out);
+  }
+  ASSERT_FALSE(m.empty()) << "the rank never said where it runs:\n" << text;
+  // Without the module's debug information gdb would not know the type: say it.
+  const RunResult gdb = run({"gdb", "-p", m[1], "-batch", "-ex",
+                             "set var *(volatile int *)&pnmpi_wait_for_debugger_release = 1"},
+                            {}, 60);
+  if (gdb.out.find("ptrace") != std::string::npos || gdb.err.find("ptrace") != std::string::npos) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    GTEST_SKIP() << "this machine does not let gdb attach: " << gdb.err;
+  }
+  int status = -1;
+  while (seconds() < 45 && ::waitpid(pid, &status, WNOHANG) == 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  if (seconds() >= 45) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    FAIL() << "still waiting after the debugger's release\n" << file_text(out) << describe(gdb);
+  }
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << file_text(out);
+  EXPECT_LT(seconds(), 45.0);
+  text = file_text(out);
+  EXPECT_NE(text.find("Waiting for 60 seconds ...\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("Done waiting.\n"), std::string::npos) << text;
 }
 
 TEST(LimitThreading, CapsTheRequestedLevel) {
