@@ -24,6 +24,7 @@
 #include "config.h"
 #include "elf_image.h"
 #include "error.h"
+#include "handles.h"
 #include "layer_plan.h"
 #include "link_stack.h"
 #include "module_loader.h"
@@ -213,11 +214,22 @@ void gather(Report &r, const Options &o) {
   }
 }
 
-/// `tag[0] -> delay[1] -> MPI` for routine `id` in stack `stack`.
-std::string chain_text(const Report &r, int stack, unsigned id) {
+/// The handles the services give the layers and stacks of `r` (the original PnMPI's
+/// numbering: a `stack` line takes a number too), so that what pnmpi-info lists is what
+/// PNMPI_Service_GetModuleSelf and PNMPI_Service_GetStackByName return.
+HandleNumbers handles_of(const Report &r) {
+  std::vector<int> layer_stacks;
+  for (const ModuleSpec &m : r.plan.config.modules)
+    layer_stacks.push_back(m.stack);
+  return number_handles(r.plan.config.stack_lines, layer_stacks);
+}
+
+/// `tag[0] -> delay[1] -> MPI` for routine `id` in stack `stack`, each layer by its handle.
+std::string chain_text(const Report &r, const HandleNumbers &handles, int stack, unsigned id) {
   std::string line;
   for (const LinkStacks::Entry &e : r.stacks.chains[stack][id])
-    line += r.plan.config.modules[e.layer].name + "[" + std::to_string(e.layer) + "] -> ";
+    line += r.plan.config.modules[e.layer].name + "[" +
+            std::to_string(handles.layer_handles[static_cast<std::size_t>(e.layer)]) + "] -> ";
   return line + "MPI";
 }
 
@@ -242,10 +254,11 @@ void print_report(const Report &r, const std::optional<unsigned> &only) {
   out << "globalpcontrol: " << r.plan.config.pcontrol.describe()
       << (r.plan.config.pcontrol.line == 0 ? " (default)" : "") << "\n";
 
+  const HandleNumbers handles = handles_of(r);
   out << "\nmodules:\n";
   for (std::size_t i = 0; i < r.plan.config.modules.size(); ++i) {
     const ModuleSpec &m = r.plan.config.modules[i];
-    out << "  [" << i << "] " << m.name << " (line " << m.line << ", stack "
+    out << "  [" << handles.layer_handles[i] << "] " << m.name << " (line " << m.line << ", stack "
         << r.plan.config.stacks[m.stack] << ")\n";
     const ModuleFile *f = r.plan.layers[i].file;
     out << "      file: " << (f != nullptr ? f->path : "(not loadable, see above)") << "\n";
@@ -277,7 +290,7 @@ void print_report(const Report &r, const std::optional<unsigned> &only) {
 
   out << "\nlink stacks:\n";
   for (std::size_t s = 0; s < r.plan.config.stacks.size(); ++s) {
-    out << "  stack " << r.plan.config.stacks[s] << ":\n";
+    out << "  stack " << r.plan.config.stacks[s] << " [" << handles.stack_handles[s] << "]:\n";
     bool any = false;
     for (unsigned id = 0; id < PNMPI_NUM_ROUTINES; ++id) {
       if (only && id != *only)
@@ -285,7 +298,7 @@ void print_report(const Report &r, const std::optional<unsigned> &only) {
       if (r.stacks.chains[s][id].empty() && !only)
         continue;
       out << "    " << std::left << std::setw(28) << pnmpi_routine_names[id] << " "
-          << chain_text(r, static_cast<int>(s), id) << "\n";
+          << chain_text(r, handles, static_cast<int>(s), id) << "\n";
       any = true;
     }
     if (!any)

@@ -6,7 +6,9 @@
 // program, so it goes between the launcher and each rank:
 //   mpirun -np 4 pnmpi-run -c my.conf ./app
 // It finds libpnmpi relative to its own location (bin/ -> lib/), in an install and in the
-// build tree alike.
+// build tree alike. It also takes the original PnMPI launcher's command line (its `pnmpi`,
+// built from `pnmpize`), and is installed under those two names as well: the name it was
+// called by is the one its messages give.
 
 #include <cerrno>
 #include <climits>
@@ -14,6 +16,7 @@
 #include <cstring>
 #include <iostream>
 #include <string>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
@@ -23,31 +26,49 @@
 
 namespace {
 
-const char *const kUsage =
-    "usage: pnmpi-run [-c CONF] [-L DIR]... [-d LEVEL] [--] PROGRAM [ARGS...]\n"
-    "\n"
-    "Runs PROGRAM, an unchanged MPI program, with pnmpi: preloads libpnmpi.so and sets\n"
-    "pnmpi's environment, then executes PROGRAM with ARGS in its place. Put it between the\n"
-    "launcher and the program:  mpirun -np 4 pnmpi-run -c my.conf ./app\n"
-    "\n"
-    "  -c, --config CONF    the configuration to use (sets PNMPI_CONF to its absolute path)\n"
-    "  -L, --lib-path DIR   search DIR for modules, before $PNMPI_LIB_PATH (repeatable)\n"
-    "  -d, --debug LEVEL    pnmpi's debug output (sets PNMPI_DEBUG; 1 to 4)\n"
-    "  -h, --help           show this help\n"
-    "      --version        show the version and the MPI pnmpi was built for\n"
-    "\n"
-    "libpnmpi.so is put first on LD_PRELOAD (kept once if already there); PNMPI_LIB_PATH\n"
-    "and LD_PRELOAD keep their other entries. Options end at the first word that is not\n"
-    "one, or at '--'. Exit status: PROGRAM's; 2 usage error; 126 PROGRAM cannot be run; 127\n"
-    "PROGRAM not found.\n";
+/// The name we were called by (pnmpi-run, or PnMPI's pnmpize or pnmpi), for messages.
+std::string g_name = "pnmpi-run";
+
+std::string usage() {
+  return "usage: " + g_name +
+         " [OPTION]... [--] PROGRAM [ARGS...]\n"
+         "\n"
+         "Runs PROGRAM, an unchanged MPI program, with pnmpi: preloads libpnmpi.so and sets\n"
+         "pnmpi's environment, then executes PROGRAM with ARGS in its place. Put it between the\n"
+         "launcher and the program:  mpirun -np 4 " +
+         g_name +
+         " -c my.conf ./app\n"
+         "\n"
+         "  -c, --config CONF      the configuration to use (sets PNMPI_CONF to its absolute\n"
+         "                         path)\n"
+         "  -L, --lib-path DIR     search DIR for modules, before $PNMPI_LIB_PATH (repeatable)\n"
+         "  -m, --modules DIR      the same as -L (PnMPI's name)\n"
+         "  -d, --debug LEVEL      0 to 4: pnmpi's debug output (sets PNMPI_DEBUG); init,\n"
+         "                         modules or call: the PNMPI_Debug messages of that class\n"
+         "                         (sets PNMPI_DBGLEVEL; repeat the option to combine them)\n"
+         "  -n, --debug-node RANK  PNMPI_Debug messages from this rank only (PNMPI_DBGNODE)\n"
+         "  -q, --quiet            no start-up banner (sets PNMPI_BE_SILENT)\n"
+         "  -s, --silent           the same as -q\n"
+         "  -i, --interface LANG   C or Fortran, the program's MPI interface: accepted as\n"
+         "                         PnMPI's launcher accepts it; one libpnmpi serves both\n"
+         "  -f, --fortran          the same as -i Fortran\n"
+         "  -h, -?, --help, --usage  show this help\n"
+         "  -V, --version          show the version and the MPI pnmpi was built for\n"
+         "\n"
+         "A value follows its option as the next word, or joined: -cCONF, --config=CONF.\n"
+         "Options without a value may be grouped (-qs). libpnmpi.so is put first on\n"
+         "LD_PRELOAD (kept once if already there); PNMPI_LIB_PATH and LD_PRELOAD keep their\n"
+         "other entries. Options end at the first word that is not one, or at '--'. Exit\n"
+         "status: PROGRAM's; 2 usage error; 126 PROGRAM cannot be run; 127 PROGRAM not found.\n";
+}
 
 [[noreturn]] void fail(const std::string &message, int status) {
-  std::cerr << "pnmpi-run: " << message << "\n";
+  std::cerr << g_name << ": " << message << "\n";
   std::exit(status);
 }
 
 [[noreturn]] void usage_error(const std::string &message) {
-  fail(message + "\nTry 'pnmpi-run --help'.", 2);
+  fail(message + "\nTry '" + g_name + " --help'.", 2);
 }
 
 std::string absolute(const std::string &path) {
@@ -64,7 +85,7 @@ std::string find_library() {
   char self[PATH_MAX];
   const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
   if (n <= 0)
-    fail(std::string("cannot tell where pnmpi-run is: ") + std::strerror(errno), 2);
+    fail(std::string("cannot tell where ") + g_name + " is: " + std::strerror(errno), 2);
   self[n] = '\0';
   std::string bindir(self);
   bindir.erase(bindir.rfind('/'));
@@ -84,8 +105,8 @@ std::string find_library() {
     if (::access(lib.c_str(), R_OK) == 0)
       return lib;
   }
-  fail("cannot find libpnmpi at " + tried +
-           "; pnmpi-run must stay in the bin/ directory of its pnmpi install",
+  fail("cannot find libpnmpi at " + tried + "; " + g_name +
+           " must stay in the bin/ directory of its pnmpi install",
        2);
 }
 
@@ -109,70 +130,210 @@ std::string prepend(const std::string &first, const char *rest) {
   return out;
 }
 
+/// An option: its short letter, long name, and what its value is (nullptr: it takes none).
+struct Option {
+  char letter;
+  const char *name;
+  const char *value;
+};
+
+// pnmpi-run's own options and the original PnMPI launcher's (-m, -n, -q/-s, -i, -f, -V,
+// -?, --usage), which all mean what they meant there.
+constexpr Option kOptions[] = {
+    {'c', "config", "a configuration file"},
+    {'L', "lib-path", "a directory"},
+    {'m', "modules", "a directory"},
+    {'d', "debug", "a level"},
+    {'n', "debug-node", "a rank"},
+    {'q', "quiet", nullptr},
+    {'s', "silent", nullptr},
+    {'i', "interface", "a language"},
+    {'f', "fortran", nullptr},
+    {'h', "help", nullptr},
+    {'?', "usage", nullptr},
+    {'V', "version", nullptr},
+};
+
+/// What the options ask for, applied to the environment once they are all read.
+struct Settings {
+  std::string config;
+  std::vector<std::string> lib_path;
+  std::string debug;
+  long debug_classes = -1; // PNMPI_DBGLEVEL from -d init|modules|call; -1: not given
+  std::string debug_node;
+  bool silent = false;
+};
+
+/// PnMPI's debug classes (<pnmpi/debug_io.h>) by the names its launcher gave them.
+long debug_class(const std::string &word) {
+  if (word == "init")
+    return 1;
+  if (word == "modules")
+    return 2;
+  if (word == "call")
+    return 4;
+  return 0;
+}
+
+bool all_digits(const std::string &s) {
+  return !s.empty() && s.size() <= 9 && s.find_first_not_of("0123456789") == std::string::npos;
+}
+
+void apply(const Option &option, const std::string &shown, const std::string &value,
+           Settings &settings) {
+  switch (option.letter) {
+  case 'c':
+    settings.config = value;
+    break;
+  case 'L':
+  case 'm':
+    settings.lib_path.push_back(value);
+    break;
+  case 'd':
+    if (all_digits(value)) {
+      settings.debug = value;
+    } else if (const long bit = debug_class(value); bit != 0) {
+      settings.debug_classes = (settings.debug_classes < 0 ? 0 : settings.debug_classes) | bit;
+    } else {
+      // The first words are the original launcher's message, which scripts may look for.
+      usage_error("Unknown debug level " + value + " (-d takes 0 to 4, init, modules or call)");
+    }
+    break;
+  case 'n':
+    if (!all_digits(value))
+      usage_error("option " + shown + " needs a rank (a whole number from 0 up), not '" + value +
+                  "'");
+    settings.debug_node = value;
+    break;
+  case 'q':
+  case 's':
+    settings.silent = true;
+    break;
+  case 'i':
+    // One libpnmpi serves C and Fortran programs alike (the MPI's Fortran binding is bound
+    // to it at start-up), so the language only has to be one pnmpi knows.
+    if (::strcasecmp(value.c_str(), "C") != 0 && ::strcasecmp(value.c_str(), "Fortran") != 0)
+      usage_error("option " + shown + " needs C or Fortran, not '" + value + "'");
+    break;
+  case 'f':
+    break;
+  case 'h':
+  case '?':
+    std::cout << usage();
+    std::exit(0);
+  case 'V':
+    std::cout << g_name << " " << PNMPI_VERSION << " (built for " << PNMPI_MPI_FLAVOR << ")\n";
+    std::exit(0);
+  }
+}
+
+/// Reads the options in argv[1..] up to the program; returns the program's index.
+int parse_options(int argc, char **argv, Settings &settings) {
+  int i = 1;
+  // The value of `option`, given as `shown`: `joined` (after '=' or the letter) or the
+  // next word.
+  auto take = [&](const Option &option, const std::string &shown,
+                  const char *joined) -> std::string {
+    std::string value;
+    if (joined != nullptr) {
+      value = joined;
+    } else {
+      if (i + 1 >= argc)
+        usage_error("option " + shown + " needs " + option.value);
+      value = argv[++i];
+    }
+    // An empty value is a mistake (often an unset variable), never "the default": an
+    // empty -L would be the working directory, an empty -c ./.pnmpi-conf.
+    if (value.empty())
+      usage_error("option " + shown + " needs " + option.value + ", not an empty string");
+    return value;
+  };
+  for (; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--")
+      return i + 1;
+    if (a.size() < 2 || a[0] != '-')
+      return i;
+    if (a[1] == '-') {
+      const std::size_t eq = a.find('=');
+      const std::string name = a.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+      const Option *found = nullptr;
+      for (const Option &o : kOptions)
+        if (name == o.name)
+          found = &o;
+      if (found == nullptr)
+        usage_error("unknown option '--" + name + "'");
+      const std::string shown = "--" + name;
+      if (found->value == nullptr && eq != std::string::npos)
+        usage_error("option " + shown + " takes no value");
+      const std::string value =
+          found->value != nullptr
+              ? take(*found, shown, eq == std::string::npos ? nullptr : argv[i] + eq + 1)
+              : "";
+      apply(*found, shown, value, settings);
+      continue;
+    }
+    // Short options, grouped as getopt groups them: -qs, -qc CONF, -cCONF.
+    for (std::size_t k = 1; k < a.size(); ++k) {
+      const Option *found = nullptr;
+      for (const Option &o : kOptions)
+        if (a[k] == o.letter)
+          found = &o;
+      const std::string shown = std::string("-") + a[k];
+      if (found == nullptr)
+        usage_error("unknown option '" + (k == 1 ? a : shown) + "'");
+      if (found->value == nullptr) {
+        apply(*found, shown, "", settings);
+        continue;
+      }
+      const std::string value = take(*found, shown, k + 1 < a.size() ? argv[i] + k + 1 : nullptr);
+      apply(*found, shown, value, settings);
+      break;
+    }
+  }
+  return i;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
-  std::string config, debug;
-  std::vector<std::string> lib_path;
-  int i = 1;
-  for (; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&](const char *what) -> std::string {
-      if (i + 1 >= argc)
-        usage_error("option " + a + " needs " + what);
-      // An empty value is a mistake (often an unset variable), never "the default": an
-      // empty -L would be the working directory, an empty -c ./.pnmpi-conf.
-      if (*argv[i + 1] == '\0')
-        usage_error("option " + a + " needs " + what + ", not an empty string");
-      return argv[++i];
-    };
-    if (a == "--") {
-      ++i;
-      break;
-    }
-    if (a.empty() || a[0] != '-')
-      break;
-    if (a == "-h" || a == "--help") {
-      std::cout << kUsage;
-      return 0;
-    } else if (a == "--version") {
-      std::cout << "pnmpi-run " << PNMPI_VERSION << " (built for " << PNMPI_MPI_FLAVOR << ")\n";
-      return 0;
-    } else if (a == "-c" || a == "--config") {
-      config = value("a configuration file");
-    } else if (a == "-L" || a == "--lib-path") {
-      lib_path.push_back(value("a directory"));
-    } else if (a == "-d" || a == "--debug") {
-      debug = value("a level");
-    } else {
-      usage_error("unknown option '" + a + "'");
-    }
+  if (argc > 0 && argv[0] != nullptr && *argv[0] != '\0') {
+    g_name = argv[0];
+    g_name.erase(0, g_name.rfind('/') + 1);
   }
-  if (i >= argc)
+  Settings settings;
+  const int program = parse_options(argc, argv, settings);
+  if (program >= argc)
     usage_error("no program to run");
 
   const std::string library = find_library();
-  if (!config.empty()) {
+  if (!settings.config.empty()) {
     struct stat st;
-    if (::stat(config.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
-      usage_error("-c " + config + ": no such configuration file");
-    ::setenv("PNMPI_CONF", absolute(config).c_str(), 1);
+    if (::stat(settings.config.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+      usage_error("-c " + settings.config + ": no such configuration file");
+    ::setenv("PNMPI_CONF", absolute(settings.config).c_str(), 1);
   }
-  if (!lib_path.empty()) {
+  if (!settings.lib_path.empty()) {
     std::string dirs;
-    for (const std::string &d : lib_path)
+    for (const std::string &d : settings.lib_path)
       dirs += (dirs.empty() ? "" : ":") + absolute(d);
     const char *old = std::getenv("PNMPI_LIB_PATH");
     if (old != nullptr && *old != '\0')
       dirs += std::string(":") + old;
     ::setenv("PNMPI_LIB_PATH", dirs.c_str(), 1);
   }
-  if (!debug.empty())
-    ::setenv("PNMPI_DEBUG", debug.c_str(), 1);
+  if (!settings.debug.empty())
+    ::setenv("PNMPI_DEBUG", settings.debug.c_str(), 1);
+  if (settings.debug_classes >= 0)
+    ::setenv("PNMPI_DBGLEVEL", std::to_string(settings.debug_classes).c_str(), 1);
+  if (!settings.debug_node.empty())
+    ::setenv("PNMPI_DBGNODE", settings.debug_node.c_str(), 1);
+  if (settings.silent)
+    ::setenv("PNMPI_BE_SILENT", "1", 1);
   ::setenv("LD_PRELOAD", prepend(library, std::getenv("LD_PRELOAD")).c_str(), 1);
 
-  ::execvp(argv[i], argv + i);
+  ::execvp(argv[program], argv + program);
   const int err = errno;
-  fail(std::string("cannot run '") + argv[i] + "': " + std::strerror(err),
+  fail(std::string("cannot run '") + argv[program] + "': " + std::strerror(err),
        err == ENOENT ? 127 : 126);
 }

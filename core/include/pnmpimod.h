@@ -16,6 +16,10 @@
 #include <pnmpi/pnmpi.h>
 #include <pnmpi/xmpi.h>
 
+/* As in PnMPI, <pnmpimod.h> and <pnmpi.h> include each other's content: the application
+ * header's constants and <pnmpi-config.h> come with it. */
+#include <pnmpi.h>
+
 /** PnMPI's error codes for a module's MPI wrapper that fails in pnmpi's services. */
 #define MPI_ERROR_MEM MPI_ERR_INTERN
 #define MPI_ERROR_PNMPI MPI_ERR_INTERN

@@ -16,6 +16,7 @@
 #include "compat.h"
 #include "dispatch.h"
 #include "error.h"
+#include "handles.h"
 #include "log.h"
 #include "module_path.h"
 
@@ -72,6 +73,11 @@ void redirect_bindings() {
 
 /// The directory libpnmpi.so was loaded from: where an install keeps its modules.
 std::string own_library_directory() {
+#ifdef PNMPI_STATIC_LIBRARY
+  // Linked into the program (libpnmpi.a): the program's directory says nothing about where
+  // the install is, so the configured module directory is searched.
+  return "";
+#endif
   Dl_info info;
   if (::dladdr(reinterpret_cast<void *>(&pnmpi_core_load), &info) == 0 || info.dli_fname == nullptr)
     return "";
@@ -238,36 +244,15 @@ void Core::load() {
 }
 
 void Core::number_handles() {
-  const Config &config = m_plan.config;
-  m_handle_layers.clear();
-  m_layer_handles.assign(m_layers.size(), -1);
-  m_stack_handles.assign(config.stacks.size(), 0);
-  // An explicit `stack default` first line is a line of the module list like any other.
-  if (config.stack_lines[0] != 0) {
-    m_handle_layers.push_back(-1);
-    m_stack_handles[0] = 1;
-  }
-  // Stacks are sections in config order (the parser never reopens one), so walking the
-  // layers in order and opening each stack as it is passed gives the file's line order.
-  int open = 0;
-  const auto open_through = [&](int stack) {
-    for (; open < stack; ++open) {
-      m_handle_layers.push_back(-1);
-      m_stack_handles[static_cast<std::size_t>(open + 1)] =
-          static_cast<int>(m_handle_layers.size());
-    }
-  };
-  for (std::size_t i = 0; i < m_layers.size(); ++i) {
-    open_through(m_layers[i].spec->stack);
-    m_layer_handles[i] = static_cast<int>(m_handle_layers.size());
-    m_handle_layers.push_back(static_cast<int>(i));
-  }
-  open_through(static_cast<int>(config.stacks.size()) - 1);
+  std::vector<int> layer_stacks;
+  for (const Layer &layer : m_layers)
+    layer_stacks.push_back(layer.spec->stack);
+  HandleNumbers n = pnmpi::number_handles(m_plan.config.stack_lines, layer_stacks);
+  m_layer_handles = std::move(n.layer_handles);
+  m_stack_handles = std::move(n.stack_handles);
+  m_handle_layers = std::move(n.handle_layers);
   // XMPI_X_NewStack looks its handle up on every call: one index, no search.
-  m_handle_stacks.assign(m_handle_layers.size() + 1, -1);
-  for (std::size_t stack = m_stack_handles.size(); stack-- > 0;)
-    m_handle_stacks[static_cast<std::size_t>(m_stack_handles[stack])] = static_cast<int>(stack);
-  m_handle_stacks[0] = 0;
+  m_handle_stacks = std::move(n.handle_stacks);
 }
 
 int Core::layer_of(int handle) const {

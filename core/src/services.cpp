@@ -7,11 +7,13 @@
 
 #include <pnmpi/pnmpi.h>
 
+#include <cstdint>
 #include <cstring>
 #include <dlfcn.h>
 #include <mutex>
 #include <new>
 #include <string>
+#include <unistd.h>
 #include <unwind.h>
 #include <vector>
 
@@ -187,13 +189,48 @@ struct ReturnAddressWalk {
   void *found = nullptr;
 };
 
+#ifdef PNMPI_STATIC_LIBRARY
+} // namespace
+// static_begin.c and static_end.c: the first and last code of libpnmpi.a's one object.
+extern "C" void pnmpi_static_text_begin(void);
+extern "C" void pnmpi_static_text_end(void);
+namespace {
+
+/// Linked into the program, pnmpi's code shares the program's file: it is what lies
+/// between the two brackets.
+bool in_pnmpi(const void *ip, const void *) {
+  const auto p = reinterpret_cast<std::uintptr_t>(ip);
+  return p >= reinterpret_cast<std::uintptr_t>(&pnmpi_static_text_begin) &&
+         p < reinterpret_cast<std::uintptr_t>(&pnmpi_static_text_end);
+}
+
+/// Modules find pnmpi's API and MPI_X in the program's dynamic symbol table, which has
+/// them only when the program was linked with --export-dynamic: without it, the first
+/// module would fail to load with "undefined symbol", far from the cause. Checked before
+/// main, for every run, since the link is wrong whether or not this run has modules.
+__attribute__((constructor)) void check_static_exports() {
+  if (::dlsym(RTLD_DEFAULT, "PNMPI_Service_GetModuleSelf") != nullptr)
+    return;
+  pnmpi::print_error(
+      "this program is linked with libpnmpi.a but does not export its symbols, so no module "
+      "could call pnmpi or MPI: link it with -Wl,--export-dynamic (or -rdynamic), or with the "
+      "CMake target pnmpi::pnmpi_static, which adds it");
+  ::_exit(1);
+}
+#else
+/// libpnmpi.so: pnmpi's code is the code of the file `own_base` was loaded from.
+bool in_pnmpi(const void *ip, const void *own_base) {
+  Dl_info info;
+  return ::dladdr(ip, &info) != 0 && info.dli_fbase == own_base;
+}
+#endif
+
 _Unwind_Reason_Code visit_frame(struct _Unwind_Context *context, void *arg) {
   auto *walk = static_cast<ReturnAddressWalk *>(arg);
   void *ip = reinterpret_cast<void *>(_Unwind_GetIP(context));
   if (ip == nullptr)
     return _URC_END_OF_STACK;
-  Dl_info info;
-  const bool own = ::dladdr(ip, &info) != 0 && info.dli_fbase == walk->own_base;
+  const bool own = in_pnmpi(ip, walk->own_base);
   if (own || Core::instance().layer_at(ip) >= 0)
     return _URC_NO_REASON;
   walk->found = ip;

@@ -68,6 +68,8 @@ const char *kStacked = "module api_route\n"
                        "module api_probe\n"
                        "argument tag l\n";
 
+// The numbers are the handles the services give (the original PnMPI's numbering): a `stack`
+// line takes one, and a stack's is the number after its line.
 TEST(Info, ReportsConfigModulesAndLinkStacks) {
   const std::string conf = conf_file(kStacked);
   const RunResult r = info({"-c", conf});
@@ -92,14 +94,14 @@ TEST(Info, ReportsConfigModulesAndLinkStacks) {
                        "      argument large = large (line 4)\n"
                        "      wraps 2 routine(s); MPI_Pcontrol on\n"
                        "      hooks: pnmpi_module_loaded\n"
-                       "  [1] api_probe (line 7, stack small)\n"
+                       "  [2] api_probe (line 7, stack small)\n"
                        "      file: " +
                        kModules +
                        "/api_probe.so\n"
                        "      argument tag = s (line 8)\n"
                        "      wraps 4 routine(s); MPI_Pcontrol off\n" +
                        hooks +
-                       "  [2] api_probe (line 11, stack large)\n"
+                       "  [4] api_probe (line 11, stack large)\n"
                        "      file: " +
                        kModules +
                        "/api_probe.so\n"
@@ -108,19 +110,19 @@ TEST(Info, ReportsConfigModulesAndLinkStacks) {
                        hooks +
                        "\n"
                        "link stacks:\n"
-                       "  stack default:\n"
+                       "  stack default [0]:\n"
                        "    MPI_Barrier                  api_route[0] -> MPI\n"
                        "    MPI_Pcontrol                 api_route[0] -> MPI\n"
-                       "  stack small:\n"
-                       "    MPI_Barrier                  api_probe[1] -> MPI\n"
-                       "    MPI_Comm_size                api_probe[1] -> MPI\n"
-                       "    MPI_Init                     api_probe[1] -> MPI\n"
-                       "    MPI_Pcontrol                 api_probe[1] -> MPI\n"
-                       "  stack large:\n"
+                       "  stack small [2]:\n"
                        "    MPI_Barrier                  api_probe[2] -> MPI\n"
                        "    MPI_Comm_size                api_probe[2] -> MPI\n"
                        "    MPI_Init                     api_probe[2] -> MPI\n"
-                       "    MPI_Pcontrol                 api_probe[2] -> MPI\n");
+                       "    MPI_Pcontrol                 api_probe[2] -> MPI\n"
+                       "  stack large [4]:\n"
+                       "    MPI_Barrier                  api_probe[4] -> MPI\n"
+                       "    MPI_Comm_size                api_probe[4] -> MPI\n"
+                       "    MPI_Init                     api_probe[4] -> MPI\n"
+                       "    MPI_Pcontrol                 api_probe[4] -> MPI\n");
 }
 
 TEST(Info, ChainsListEveryLayerInOrder) {
@@ -130,7 +132,7 @@ TEST(Info, ChainsListEveryLayerInOrder) {
                 "argument large default\n");
   const RunResult r = info({"-c", conf, "--routine", "Barrier"});
   ASSERT_EQ(r.exit_code, 0) << describe(r);
-  EXPECT_NE(r.out.find("link stacks:\n  stack default:\n    MPI_Barrier                  "
+  EXPECT_NE(r.out.find("link stacks:\n  stack default [0]:\n    MPI_Barrier                  "
                        "api_probe[0] -> api_probe_nopcontrol[1] -> api_route[2] -> MPI\n"),
             std::string::npos)
       << r.out;
@@ -493,15 +495,123 @@ TEST(Run, EmptyOptionValuesAreUsageErrors) {
 TEST(Run, HelpAndVersion) {
   const RunResult help = run_tool({"--help"});
   EXPECT_EQ(help.exit_code, 0);
-  EXPECT_EQ(help.out.rfind("usage: pnmpi-run [-c CONF] [-L DIR]... [-d LEVEL] [--] PROGRAM "
-                           "[ARGS...]\n",
-                           0),
-            0u)
+  EXPECT_EQ(help.out.rfind("usage: pnmpi-run [OPTION]... [--] PROGRAM [ARGS...]\n", 0), 0u)
       << help.out;
+  // PnMPI's launcher's spellings of help (argp's) give the same text.
+  for (const char *spelling : {"-h", "-?", "--usage"}) {
+    const RunResult other = run_tool({spelling});
+    EXPECT_EQ(other.exit_code, 0) << spelling;
+    EXPECT_EQ(other.out, help.out) << spelling;
+  }
   const RunResult version = run_tool({"--version"});
   EXPECT_EQ(version.exit_code, 0);
   EXPECT_EQ(version.out, std::string("pnmpi-run ") + TOOLS_TEST_VERSION + " (built for " +
                              PNMPI_TEST_MPI_FLAVOR + ")\n");
+  EXPECT_EQ(run_tool({"-V"}).out, version.out);
+}
+
+/// The line of `env`'s output that sets `name`, or "" when it is not set.
+std::string env_line(const std::string &out, const std::string &name) {
+  const std::vector<std::string> lines = lines_starting_with(out, name + "=");
+  return lines.empty() ? "" : lines.front();
+}
+
+/// The environment pnmpi-run sets, cleared, so that a test sees only what it asked for.
+std::map<std::string, std::string> clean_env() {
+  return {{"PNMPI_LIB_PATH", ""}, {"PNMPI_CONF", ""},    {"PNMPI_DEBUG", ""},
+          {"PNMPI_DBGLEVEL", ""}, {"PNMPI_DBGNODE", ""}, {"PNMPI_BE_SILENT", ""},
+          {"LD_PRELOAD", ""}};
+}
+
+TEST(Run, TakesTheOriginalLaunchersOptions) {
+  // PnMPI's `pnmpi -m DIR -c CONF -q -n RANK -d CLASS... -i LANG -f PROGRAM`.
+  const std::string conf = conf_file("module api_probe\n");
+  const RunResult r = run_tool({"-m", "rel/mods", "-c", conf, "-q", "-n", "1", "-d", "init", "-d",
+                                "call", "-i", "Fortran", "-f", "/usr/bin/env"},
+                               clean_env());
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(env_line(r.out, "PNMPI_LIB_PATH"), "PNMPI_LIB_PATH=" + cwd() + "/rel/mods");
+  EXPECT_EQ(env_line(r.out, "PNMPI_CONF"), "PNMPI_CONF=" + conf);
+  EXPECT_EQ(env_line(r.out, "PNMPI_BE_SILENT"), "PNMPI_BE_SILENT=1");
+  EXPECT_EQ(env_line(r.out, "PNMPI_DBGNODE"), "PNMPI_DBGNODE=1");
+  // The classes combine (init 1 + call 4), as PnMPI's launcher combined them.
+  EXPECT_EQ(env_line(r.out, "PNMPI_DBGLEVEL"), "PNMPI_DBGLEVEL=5");
+  // A class is not pnmpi's own debug level.
+  EXPECT_EQ(env_line(r.out, "PNMPI_DEBUG"), "PNMPI_DEBUG=");
+  EXPECT_EQ(env_line(r.out, "LD_PRELOAD"), "LD_PRELOAD=" + library());
+  // Each class alone has PnMPI's number.
+  for (const auto &[word, number] :
+       std::map<std::string, std::string>{{"init", "1"}, {"modules", "2"}, {"call", "4"}}) {
+    const RunResult one = run_tool({"-d", word, "/usr/bin/env"}, clean_env());
+    EXPECT_EQ(env_line(one.out, "PNMPI_DBGLEVEL"), "PNMPI_DBGLEVEL=" + number) << word;
+  }
+  const RunResult silent = run_tool({"--silent", "/usr/bin/env"}, clean_env());
+  EXPECT_EQ(env_line(silent.out, "PNMPI_BE_SILENT"), "PNMPI_BE_SILENT=1");
+}
+
+TEST(Run, ValuesJoinedAndFlagsGrouped) {
+  const std::string conf = conf_file("module api_probe\n");
+  const RunResult r =
+      run_tool({"--config=" + conf, "-qs", "-Lone", "--lib-path=/two", "--modules", "/three", "-d2",
+                "--debug=modules", "-n0", "--interface=c", "/usr/bin/env"},
+               clean_env());
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(env_line(r.out, "PNMPI_CONF"), "PNMPI_CONF=" + conf);
+  EXPECT_EQ(env_line(r.out, "PNMPI_BE_SILENT"), "PNMPI_BE_SILENT=1");
+  EXPECT_EQ(env_line(r.out, "PNMPI_LIB_PATH"), "PNMPI_LIB_PATH=" + cwd() + "/one:/two:/three");
+  EXPECT_EQ(env_line(r.out, "PNMPI_DEBUG"), "PNMPI_DEBUG=2");
+  EXPECT_EQ(env_line(r.out, "PNMPI_DBGLEVEL"), "PNMPI_DBGLEVEL=2");
+  EXPECT_EQ(env_line(r.out, "PNMPI_DBGNODE"), "PNMPI_DBGNODE=0");
+  // A group ends at an option that takes a value: the rest of the word, or the next one.
+  const RunResult group = run_tool({"-qc", conf, "/usr/bin/env"}, clean_env());
+  ASSERT_EQ(group.exit_code, 0) << describe(group);
+  EXPECT_EQ(env_line(group.out, "PNMPI_CONF"), "PNMPI_CONF=" + conf);
+  EXPECT_EQ(env_line(group.out, "PNMPI_BE_SILENT"), "PNMPI_BE_SILENT=1");
+}
+
+TEST(Run, TheOriginalLaunchersOptionErrors) {
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {{"-d", "unknown", "/bin/true"},
+       "Unknown debug level unknown (-d takes 0 to 4, init, modules or call)"},
+      {{"-n", "x", "/bin/true"}, "option -n needs a rank (a whole number from 0 up), not 'x'"},
+      {{"-i", "cobol", "/bin/true"}, "option -i needs C or Fortran, not 'cobol'"},
+      {{"--quiet=1", "/bin/true"}, "option --quiet takes no value"},
+      {{"--bogus=1", "/bin/true"}, "unknown option '--bogus'"},
+      {{"-qx", "/bin/true"}, "unknown option '-x'"},
+      {{"-m"}, "option -m needs a directory"},
+      {{"--debug-node="}, "option --debug-node needs a rank, not an empty string"}};
+  for (const auto &[args, message] : cases) {
+    const RunResult r = run_tool(args);
+    EXPECT_EQ(r.exit_code, 2) << describe(r);
+    EXPECT_EQ(r.err, "pnmpi-run: " + message + "\nTry 'pnmpi-run --help'.\n");
+    EXPECT_EQ(r.out, "");
+  }
+}
+
+TEST(Run, PnmpizeAndPnmpiAreNamesOfIt) {
+  // The original's launcher was built as pnmpize and installed as pnmpi: the build tree has
+  // both names beside pnmpi-run, and the program speaks under the name it was called by.
+  const std::string run_path = TOOLS_TEST_RUN;
+  const std::string bindir = run_path.substr(0, run_path.rfind('/'));
+  for (const std::string name : {"pnmpize", "pnmpi"}) {
+    const std::string alias = bindir + "/" + name;
+    char target[PATH_MAX] = {};
+    ASSERT_GT(::readlink(alias.c_str(), target, sizeof target - 1), 0) << alias;
+    EXPECT_STREQ(target, "pnmpi-run");
+    const RunResult version = run({alias, "--version"}, {}, 60);
+    EXPECT_EQ(version.out,
+              name + " " + TOOLS_TEST_VERSION + " (built for " + PNMPI_TEST_MPI_FLAVOR + ")\n");
+    const RunResult bad = run({alias, "-d", "unknown", "env"}, {}, 60);
+    EXPECT_EQ(bad.exit_code, 2);
+    EXPECT_EQ(bad.err, name + ": Unknown debug level unknown (-d takes 0 to 4, init, modules " +
+                           "or call)\nTry '" + name + " --help'.\n");
+    const RunResult help = run({alias, "--help"}, {}, 60);
+    EXPECT_EQ(help.out.rfind("usage: " + name + " [OPTION]... [--] PROGRAM [ARGS...]\n", 0), 0u);
+    const RunResult env = run({alias, "-m", "/mods", "env"}, clean_env(), 60);
+    ASSERT_EQ(env.exit_code, 0) << describe(env);
+    EXPECT_EQ(env_line(env.out, "LD_PRELOAD"), "LD_PRELOAD=" + library());
+    EXPECT_EQ(env_line(env.out, "PNMPI_LIB_PATH"), "PNMPI_LIB_PATH=/mods");
+  }
 }
 
 } // namespace
