@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the pnmpi authors */
+
+/* A program whose trace is known exactly (test_trace.py lists what each rank must hold), on
+ * 2 to 4 ranks: a blocking message 0 -> 1, a ring of nonblocking messages, collectives on
+ * MPI_COMM_WORLD and on a split communicator, and a message inside it. Usage: known_app [N]
+ * repeats the ring N times (default 1). */
+
+#include <mpi.h>
+#include <stdlib.h>
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  const int repeat = argc > 1 ? atoi(argv[1]) : 1;
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+
+  int block[100] = {0};
+  if (rank == 0)
+    MPI_Send(block, 100, MPI_INT, 1, 7, MPI_COMM_WORLD);
+  else if (rank == 1)
+    MPI_Recv(block, 100, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+
+  double out[10] = {0}, in[10];
+  for (int i = 0; i < repeat; ++i) {
+    MPI_Request req[2];
+    MPI_Irecv(in, 10, MPI_DOUBLE, (rank + size - 1) % size, 3, MPI_COMM_WORLD, &req[0]);
+    MPI_Isend(out, 10, MPI_DOUBLE, (rank + 1) % size, 3, MPI_COMM_WORLD, &req[1]);
+    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+  }
+
+  MPI_Barrier(MPI_COMM_WORLD);
+  char word[16] = "hello";
+  MPI_Bcast(word, 16, MPI_CHAR, 0, MPI_COMM_WORLD);
+  int one = 1, sum = 0;
+  MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+
+  MPI_Comm half;
+  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+  int hrank = 0, hsize = 1;
+  MPI_Comm_rank(half, &hrank);
+  MPI_Comm_size(half, &hsize);
+  MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, half);
+  if (hsize > 1) {
+    long pair[2] = {0, 0};
+    if (hrank == 0)
+      MPI_Send(pair, 2, MPI_LONG, 1, 9, half);
+    else if (hrank == 1)
+      MPI_Recv(pair, 2, MPI_LONG, 0, 9, half, MPI_STATUS_IGNORE);
+  }
+  MPI_Comm_free(&half);
+  MPI_Finalize();
+  return 0;
+}
