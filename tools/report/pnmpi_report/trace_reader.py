@@ -75,6 +75,7 @@ class Message:
     send_end: float    # blocking send: its leave; nonblocking: its completion
     blocking: bool
     send_region_end: Optional[float] = None  # the end of the call that issued it
+    tool: bool = False  # sent by a module above the trace (call origin), not the application
     recv_routine: str = ""
     recv_time: Optional[float] = None  # when the receive completed
     recv_start: Optional[float] = None  # the region in which it completed
@@ -161,6 +162,13 @@ def _thread_of_location(location) -> int:
     return 0 if location.name == "Master thread" else int(location.name.split()[-1])
 
 
+def _flags(value) -> int:
+    """A bit set as the bindings give it (an int, an enum, or its bytes)."""
+    if isinstance(value, (bytes, bytearray)):
+        return int.from_bytes(value, "little")
+    return int(getattr(value, "value", value))
+
+
 def read(trace_dir: str) -> Trace:
     """Reads the trace in `trace_dir`."""
     anchor = archive_path(trace_dir)
@@ -236,6 +244,7 @@ def read(trace_dir: str) -> Trace:
                 m = Message(rank, peer, event.msg_tag, event.msg_length, event.communicator.name,
                             region.routine if region else "", t, region.start if region else t,
                             t, blocking)
+                m.tool = bool(region and region.tool)
                 m._region = region  # type: ignore[attr-defined]
                 if blocking:
                     m.send_end = None  # set at the region's leave, below
@@ -267,9 +276,9 @@ def read(trace_dir: str) -> Trace:
                 attrs = {a.name: v for a, v in event.attributes.items()} if event.attributes \
                     else {}
                 region = stack[-1] if stack else None
-                flags = int(event.operation_flags)
+                flags = _flags(event.operation_flags)
                 op = IoOp(rank, region.routine if region else "", event.handle.file.name,
-                          "write" if int(event.mode) == 1 else "read", event.bytes_request, None,
+                          "write" if _flags(event.mode) == 1 else "read", event.bytes_request, None,
                           attrs.get("MPI-IO::offset"), bool(flags & 2), bool(flags & 1),
                           event.matching_id, t)
                 io_pending[(rank, event.matching_id)] = op

@@ -3,11 +3,14 @@
 
 /* A program whose trace is known exactly (test_trace.py lists what each rank must hold), on
  * 2 to 4 ranks: a blocking message 0 -> 1, a ring of nonblocking messages, collectives on
- * MPI_COMM_WORLD and on a split communicator, and a message inside it. Usage: known_app [N]
- * repeats the ring N times (default 1). */
+ * MPI_COMM_WORLD and on a split communicator, and a message inside it.
+ * Usage: known_app [N [kill]]: repeats the ring N times (default 1); with `kill`, rank 1
+ * kills itself with SIGKILL after the ring, as a job killed part-way. */
 
 #include <mpi.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -30,6 +33,8 @@ int main(int argc, char **argv) {
     MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
   }
 
+  if (argc > 2 && strcmp(argv[2], "kill") == 0 && rank == 1)
+    raise(SIGKILL);
   MPI_Barrier(MPI_COMM_WORLD);
   char word[16] = "hello";
   MPI_Bcast(word, 16, MPI_CHAR, 0, MPI_COMM_WORLD);
