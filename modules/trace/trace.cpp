@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,6 +20,39 @@ namespace pnmpi::trace {
 
 State g;
 thread_local ThreadBuffer *t_buffer = nullptr;
+bool g_use_tsc = false;
+
+ClockPair clock_pair() noexcept {
+  ClockPair best;
+  std::uint64_t window = UINT64_MAX;
+  for (int i = 0; i < 32; ++i) {
+    const std::uint64_t a = now();
+    const std::uint64_t ns = monotonic_ns();
+    const std::uint64_t b = now();
+    if (b - a < window) {
+      window = b - a;
+      best.tick = a + (b - a) / 2;
+      best.ns = ns;
+    }
+  }
+  return best;
+}
+
+/// The time-stamp counter is used where the kernel keeps CLOCK_MONOTONIC with it: then it
+/// is invariant (constant rate, runs in every state) and the same on every core.
+static bool tsc_usable() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  FILE *f = std::fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+  if (f == nullptr)
+    return false;
+  char name[32] = {};
+  const bool ok = std::fgets(name, sizeof name, f) != nullptr && std::strncmp(name, "tsc", 3) == 0;
+  std::fclose(f);
+  return ok;
+#else
+  return false;
+#endif
+}
 
 void report(const std::string &message) noexcept {
   std::fprintf(stderr, "pnmpi: module 'trace': %s\n", message.c_str());
@@ -395,10 +429,30 @@ std::string prepare_output() {
     error = make_directories(g.output + "/raw");
   if (!error.empty())
     return error;
-  // An earlier run's archive in the same directory is replaced, never mixed with this one.
+  // An earlier run's archive in the same directory is replaced, never mixed with this one
+  // (OTF2 refuses to write into an existing archive directory). Only what the trace writes
+  // is removed: a directory holding anything else is an error.
   std::remove((g.output + "/traces.otf2").c_str());
   std::remove((g.output + "/traces.def").c_str());
   std::remove((g.output + "/summary.txt").c_str());
+  for (const char *sub : {"/traces", "/raw"}) {
+    const std::string dir = g.output + sub;
+    if (DIR *d = ::opendir(dir.c_str())) {
+      while (const dirent *e = ::readdir(d)) {
+        const std::string name = e->d_name;
+        const auto ends = [&](const char *suffix) {
+          const std::size_t n = std::strlen(suffix);
+          return name.size() > n && name.compare(name.size() - n, n, suffix) == 0;
+        };
+        if (ends(".evt") || ends(".def") || ends(".raw"))
+          std::remove((dir + "/" + name).c_str());
+      }
+      ::closedir(d);
+    }
+  }
+  if (::rmdir((g.output + "/traces").c_str()) != 0 && errno != ENOENT)
+    return "cannot replace the earlier archive in '" + g.output +
+           "/traces': " + std::strerror(errno) + " (it holds files the trace did not write?)";
   const std::string marker = g.output + "/INCOMPLETE";
   FILE *f = std::fopen(marker.c_str(), "w");
   if (f == nullptr)
@@ -422,10 +476,10 @@ double measure_offset(const std::vector<std::string> &hosts) {
       double best_rtt = 1e30, best = 0;
       for (int i = 0; i < kRounds; ++i) {
         std::uint64_t remote = 0;
-        const std::uint64_t t0 = now();
+        const std::uint64_t t0 = monotonic_ns();
         PMPI_Send(nullptr, 0, MPI_BYTE, r, 1, g.comm);
         PMPI_Recv(&remote, 1, MPI_UINT64_T, r, 2, g.comm, MPI_STATUS_IGNORE);
-        const std::uint64_t t1 = now();
+        const std::uint64_t t1 = monotonic_ns();
         const double rtt = static_cast<double>(t1 - t0);
         if (rtt < best_rtt) {
           best_rtt = rtt;
@@ -437,7 +491,7 @@ double measure_offset(const std::vector<std::string> &hosts) {
     } else if (g.rank == r) {
       for (int i = 0; i < kRounds; ++i) {
         PMPI_Recv(nullptr, 0, MPI_BYTE, 0, 1, g.comm, MPI_STATUS_IGNORE);
-        const std::uint64_t t = now();
+        const std::uint64_t t = monotonic_ns();
         PMPI_Send(&t, 1, MPI_UINT64_T, 0, 2, g.comm);
       }
       PMPI_Recv(&mine, 1, MPI_DOUBLE, 0, 3, g.comm, MPI_STATUS_IGNORE);
@@ -475,7 +529,7 @@ void start(std::uint64_t t) {
   register_comm(MPI_COMM_WORLD, 0);
   register_comm(MPI_COMM_SELF, 0);
   g.offset_init = measure_offset(g_hosts);
-  g.t_init = now();
+  g.init = clock_pair();
   (void)t;
   g.active.store(true, std::memory_order_release);
 }
@@ -496,6 +550,7 @@ extern "C" {
 
 PNMPI_EXPORT void pnmpi_module_loaded(PNMPI_modHandle_t self) {
   read_arguments(self);
+  g_use_tsc = tsc_usable();
   for (int r = 0; r < kRoutineCount; ++r)
     g.pnmpi_id[r] = pnmpi_routine_id(kRoutines[r].name);
 }
@@ -527,9 +582,9 @@ PNMPI_EXPORT int MPI_Finalize(void) {
     return PMPI_Finalize();
   const std::uint64_t t0 = now();
   g.offset_finalize = measure_offset(g_hosts);
-  g.t_finalize = now();
+  g.finalize = clock_pair();
   if (g.enabled[r_Finalize])
-    call_record(r_Finalize, t0, g.t_finalize);
+    call_record(r_Finalize, t0, g.finalize.tick);
   g.active.store(false);
   const std::string error = write_archive();
   int failed = error.empty() ? 0 : 1, any = 0;

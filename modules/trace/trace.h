@@ -38,13 +38,38 @@
 
 namespace pnmpi::trace {
 
-/// Monotonic nanoseconds (CLOCK_MONOTONIC: one clock for every process of a host).
-inline std::uint64_t now() noexcept {
+/// CLOCK_MONOTONIC in nanoseconds: one clock for every process of a host.
+inline std::uint64_t monotonic_ns() noexcept {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull +
          static_cast<std::uint64_t>(ts.tv_nsec);
 }
+
+/// Whether records are timed with the CPU's time-stamp counter (set once, at load).
+extern bool g_use_tsc;
+
+/// The time of a record, in ticks: the time-stamp counter where the kernel itself keeps time
+/// with it (an invariant TSC, one read of a few ns), else CLOCK_MONOTONIC nanoseconds
+/// (clock_gettime costs several times more, and on some virtual machines far more).
+/// writer.cpp maps ticks to CLOCK_MONOTONIC by pairs of readings taken at MPI_Init and at
+/// MPI_Finalize.
+inline std::uint64_t now() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  if (__builtin_expect(g_use_tsc, 1))
+    return __builtin_ia32_rdtsc();
+#endif
+  return monotonic_ns();
+}
+
+/// A reading of both clocks at (nearly) the same instant.
+struct ClockPair {
+  std::uint64_t tick = 0, ns = 0;
+};
+
+/// The tick and CLOCK_MONOTONIC at one instant: of several tries, the one whose two tick
+/// reads around the clock_gettime are closest.
+ClockPair clock_pair() noexcept;
 
 /// The bits of an MPI handle (a pointer in Open MPI, an int in MPICH) as a number.
 template <class Handle> inline std::uint64_t key_of(Handle h) noexcept {
@@ -116,8 +141,8 @@ struct State {
   std::unordered_map<std::uint64_t, Pending> requests;
   std::atomic<std::size_t> pending{0}; ///< requests.size(), read without the lock
   std::uint64_t next_id = 1;
-  std::uint64_t t_init = 0, t_finalize = 0;
-  double offset_init = 0, offset_finalize = 0; ///< ns to add to this rank's clock
+  ClockPair init, finalize;                    ///< ticks <-> CLOCK_MONOTONIC
+  double offset_init = 0, offset_finalize = 0; ///< ns to add to this rank's CLOCK_MONOTONIC
 };
 
 extern State g;

@@ -272,14 +272,16 @@ struct Unifier {
 // ---- events --------------------------------------------------------------------------------
 
 struct Clock {
-  double slope = 0, base = 0;
-  std::uint64_t t_init = 0;
+  double ns_per_tick = 1;
+  ClockPair init;
+  double slope = 0, base = 0; ///< offset to rank 0's clock: base + slope x (ns - init.ns)
   std::uint64_t last = 0;
   std::uint64_t reordered = 0;
-  /// Rank 0's time of raw time t, never before the previous event's.
+  /// Rank 0's time (ns) of tick t, never before the previous event's.
   std::uint64_t operator()(std::uint64_t t) {
-    const double off = base + slope * (static_cast<double>(t) - static_cast<double>(t_init));
-    double v = static_cast<double>(t) + off;
+    const double since = (static_cast<double>(t) - static_cast<double>(init.tick)) * ns_per_tick;
+    const double ns = static_cast<double>(init.ns) + since;
+    double v = ns + base + slope * since;
     std::uint64_t u = v < 0 ? 0 : static_cast<std::uint64_t>(v);
     if (u < last) {
       u = last;
@@ -488,15 +490,13 @@ OTF2_FlushType pre_flush(void *, OTF2_FileType, OTF2_LocationRef, void *, bool) 
   return OTF2_FLUSH;
 }
 
-OTF2_TimeStamp post_flush(void *, OTF2_FileType, OTF2_LocationRef) {
-  return now();
-}
+// No post-flush callback: OTF2's own flushes while the archive is written at MPI_Finalize are
+// not the application's time, and get no BufferFlush record (the trace's flushes during the
+// run have theirs).
+const OTF2_FlushCallbacks kFlushCallbacks = {pre_flush, nullptr};
 
-const OTF2_FlushCallbacks kFlushCallbacks = {pre_flush, post_flush};
-
-std::string otf2_error(const char *what, OTF2_ErrorCode code) {
-  return std::string(what) + ": " + OTF2_Error_GetName(code) + " (" +
-         OTF2_Error_GetDescription(code) + ")";
+std::string otf2_error(const std::string &what, OTF2_ErrorCode code) {
+  return what + ": " + OTF2_Error_GetName(code) + " (" + OTF2_Error_GetDescription(code) + ")";
 }
 
 /// Streams one thread's records (spill file, then buffer) through `conv`.
@@ -735,6 +735,10 @@ std::string write_archive() noexcept try {
   OTF2_ErrorCode rc = OTF2_Archive_SetFlushCallbacks(archive, &kFlushCallbacks, nullptr);
   if (rc == OTF2_SUCCESS)
     rc = OTF2_MPI_Archive_SetCollectiveCallbacks(archive, g.comm, MPI_COMM_NULL);
+  if (rc != OTF2_SUCCESS) {
+    // Without its collective callbacks the archive cannot even be closed: it is left open.
+    return otf2_error("cannot set up the OTF2 archive in '" + g.output + "'", rc);
+  }
   if (rc == OTF2_SUCCESS)
     rc = OTF2_Archive_SetCreator(archive, "pnmpi module trace");
   if (rc == OTF2_SUCCESS)
@@ -743,11 +747,14 @@ std::string write_archive() noexcept try {
     error = otf2_error("cannot set up the OTF2 archive", rc);
 
   Clock clock;
-  clock.t_init = g.t_init;
+  clock.init = g.init;
   clock.base = g.offset_init;
-  if (g.t_finalize > g.t_init)
+  if (g.finalize.tick > g.init.tick && g.finalize.ns > g.init.ns) {
+    clock.ns_per_tick = static_cast<double>(g.finalize.ns - g.init.ns) /
+                        static_cast<double>(g.finalize.tick - g.init.tick);
     clock.slope =
-        (g.offset_finalize - g.offset_init) / static_cast<double>(g.t_finalize - g.t_init);
+        (g.offset_finalize - g.offset_init) / static_cast<double>(g.finalize.ns - g.init.ns);
+  }
   std::uint64_t first = UINT64_MAX, last = 0, reordered = 0;
   OTF2_AttributeList *attrs = OTF2_AttributeList_New();
   for (ThreadBuffer *b : threads) {

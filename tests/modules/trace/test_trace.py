@@ -372,7 +372,8 @@ class TraceTest(unittest.TestCase):
         with open(os.path.join(out, "summary.txt")) as f:
             self.assertIn("dropped 0\n", f.read())
 
-        out2 = os.path.join(work, "drop")
+        # Into the same directory: the earlier archive is replaced.
+        out2 = out
         proc = run_job(2, f"module trace\nargument output {out2}\nargument buffer 4K\n"
                           "argument on-full drop\n", [CONFIG["known_app"], "50"], work)
         self.assertEqual(proc.returncode, 0, describe(proc))
