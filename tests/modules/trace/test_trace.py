@@ -278,28 +278,30 @@ class TraceTest(unittest.TestCase):
 
     def test_slowdown(self):
         """The delay layer below the trace slows ranks 1 and 3: check lists exactly their
-        sends, one line each (a run of 4 like sends), and nothing else."""
+        sends, one line each (a run of 3 like sends), and nothing else. The delay is long
+        (0.3 s) and --min-excess 0.1 s: 4 ranks polling on a shared CI machine see tens of
+        milliseconds of scheduling noise, which the model absorbs but must not be listed."""
         work = scratch("slowdown")
         out = os.path.join(work, "trace")
         conf = (f"module trace\nargument output {out}\n"
-                "module delay\nargument delay-us 100000\nargument ranks 1,3\n")
-        proc = run_job(4, conf, [CONFIG["slow_app"], "4"], work)
+                "module delay\nargument delay-us 300000\nargument ranks 1,3\n")
+        proc = run_job(4, conf, [CONFIG["slow_app"], "3"], work)
         self.assertEqual(proc.returncode, 0, describe(proc))
-        r = report("check", out, "--factor", "5", "--min-excess", "0.02")
+        r = report("check", out, "--factor", "5", "--min-excess", "0.1")
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
         listed = [l for l in r.stdout.splitlines() if l.startswith("rank ")]
         self.assertEqual(len(listed), 2, r.stdout)
-        self.assertTrue(listed[0].startswith("rank 1: MPI_Send x4 to rank 2, 1024 bytes: "
+        self.assertTrue(listed[0].startswith("rank 1: MPI_Send x3 to rank 2, 1024 bytes: "
                                              "observed "), r.stdout)
-        self.assertTrue(listed[1].startswith("rank 3: MPI_Send x4 to rank 0, 1024 bytes: "
+        self.assertTrue(listed[1].startswith("rank 3: MPI_Send x3 to rank 0, 1024 bytes: "
                                              "observed "), r.stdout)
         self.assertIn("model p2p same host: ", r.stdout)
         # Without the delay, nothing is listed.
         out2 = os.path.join(work, "fast")
-        proc = run_job(4, f"module trace\nargument output {out2}\n", [CONFIG["slow_app"], "4"],
+        proc = run_job(4, f"module trace\nargument output {out2}\n", [CONFIG["slow_app"], "3"],
                        work)
         self.assertEqual(proc.returncode, 0, describe(proc))
-        r = report("check", out2, "--factor", "5", "--min-excess", "0.02")
+        r = report("check", out2, "--factor", "5", "--min-excess", "0.1")
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("no operation slower than 5x the model", r.stdout)
 
