@@ -162,11 +162,6 @@ Record *buffer_full(ThreadBuffer *b) noexcept {
   return b->pos++;
 }
 
-std::uint64_t fresh_id() noexcept {
-  std::lock_guard<std::mutex> guard(g.lock);
-  return g.next_id++;
-}
-
 std::uint64_t remember(MPI_Request request, Pending p) noexcept {
   std::lock_guard<std::mutex> guard(g.lock);
   p.id = g.next_id++;
@@ -502,7 +497,7 @@ double measure_offset(const std::vector<std::string> &hosts) {
 
 std::vector<std::string> g_hosts;
 
-void start(std::uint64_t t) {
+void start() {
   PMPI_Comm_dup(MPI_COMM_WORLD, &g.comm);
   PMPI_Comm_rank(g.comm, &g.rank);
   PMPI_Comm_size(g.comm, &g.size);
@@ -530,7 +525,6 @@ void start(std::uint64_t t) {
   register_comm(MPI_COMM_SELF, 0);
   g.offset_init = measure_offset(g_hosts);
   g.init = clock_pair();
-  (void)t;
   g.active.store(true, std::memory_order_release);
 }
 
@@ -559,7 +553,7 @@ PNMPI_EXPORT int MPI_Init(int *argc, char ***argv) {
   const std::uint64_t t0 = now();
   const int rc = PMPI_Init(argc, argv);
   if (rc == MPI_SUCCESS) {
-    start(t0);
+    start();
     if (g.enabled[r_Init])
       call_record(r_Init, t0, now());
   }
@@ -570,7 +564,7 @@ PNMPI_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *pro
   const std::uint64_t t0 = now();
   const int rc = PMPI_Init_thread(argc, argv, required, provided);
   if (rc == MPI_SUCCESS) {
-    start(t0);
+    start();
     if (g.enabled[r_Init_thread])
       call_record(r_Init_thread, t0, now());
   }

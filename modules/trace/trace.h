@@ -216,9 +216,6 @@ std::uint64_t remember(MPI_Request request, Pending p) noexcept;
 /// Forgets a request freed with MPI_Request_free.
 void forget(MPI_Request request) noexcept;
 
-/// A fresh request or matching id.
-std::uint64_t fresh_id() noexcept;
-
 /// Records the completion of every tracked request among `before` (the handles as they
 /// were before the completing call), as `done[i]` says, at time t.
 void complete_requests(int count, const MPI_Request *before, const MPI_Status *statuses,

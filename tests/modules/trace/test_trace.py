@@ -179,7 +179,8 @@ class TraceTest(unittest.TestCase):
         messages, monotonic timestamps; the timeline shows them."""
         work = scratch("known")
         out = os.path.join(work, "trace")
-        proc = run_job(3, f"module trace\nargument output {out}\n", [CONFIG["known_app"]], work)
+        proc = run_job(3, f"module trace\nargument output {out}\n",
+                       [CONFIG["known_app"], "1", "pause"], work)
         self.assertEqual(proc.returncode, 0, describe(proc))
         self.assertFalse(os.path.exists(os.path.join(out, "INCOMPLETE")))
         self.assertEqual(proc.stderr, "")
@@ -204,15 +205,22 @@ class TraceTest(unittest.TestCase):
 
         def rgb(hexcolour):
             return tuple(int(hexcolour[i:i + 2], 16) for i in (1, 3, 5))
+        # Each class's colour in each rank's row, where its longest call is: in the middle
+        # of a call at least 3 pixels long, else at its start (a shorter call is drawn one
+        # pixel wide, over the longer ones). The program pauses between its calls, so that
+        # no two calls share a pixel.
+        pixel = (end - start) / (width * timeline.DPI * (timeline.AXES_RIGHT -
+                                                         timeline.AXES_LEFT))
         for cls in ("p2p", "request", "coll", "comm"):
             for rank in range(3):
                 spans = [r for r in trace.regions if r.rank == rank and r.cls == cls
                          and start <= r.start and r.end <= end]
                 self.assertTrue(spans, (cls, rank))
                 longest = max(spans, key=lambda r: r.end - r.start)
-                x, y = timeline.pixel_of((longest.start + longest.end) / 2, rank, 3, start, end)
-                # The middle of the longest call of the class, or a pixel beside it (a
-                # message line may cross it).
+                at = longest.start
+                if longest.end - longest.start >= 3 * pixel:
+                    at = (longest.start + longest.end) / 2
+                x, y = timeline.pixel_of(at, rank, 3, start, end)
                 seen = {pixels[x + dx, y + dy] for dx in (-1, 0, 1) for dy in (-3, 0, 3)}
                 self.assertIn(rgb(timeline.COLOURS[cls]), seen, (cls, rank, longest))
         # The plot area alone (the legend shows every colour).

@@ -78,7 +78,10 @@ def time_range(trace, whole=False):
             start = min(inits)
         if finals and max(finals) > start:
             end = max(finals)
-    return start, max(end, start + 1e-9)
+    end = max(end, start + 1e-9)
+    # A margin of 1% each side, so that a call at either end is not hidden by the frame.
+    margin = (end - start) / 100
+    return start - margin, end + margin
 
 
 def draw(trace, output, whole=False):
@@ -95,15 +98,17 @@ def draw(trace, output, whole=False):
     ax = fig.add_axes(axes_box(ranks))
     # A region shorter than a pixel is drawn one pixel wide: a microsecond call in a
     # second-long run must still show.
+    # Calls shorter than two pixels are drawn last, over the longer ones, so that they show.
     pixel = (end - start) / (width * DPI * (AXES_RIGHT - AXES_LEFT))
-    for cls, colour in COLOURS.items():
-        rows = {}
-        for r in trace.regions:
-            if r.cls == cls:
-                rows.setdefault(r.rank, []).append((r.start, max(r.end - r.start, pixel)))
-        for rank, spans in rows.items():
-            ax.broken_barh(spans, (rank - BAR_HEIGHT / 2, BAR_HEIGHT), facecolors=colour,
-                           linewidth=0, antialiased=False)
+    for short in (False, True):
+        for cls, colour in COLOURS.items():
+            rows = {}
+            for r in trace.regions:
+                if r.cls == cls and (r.end - r.start < 2 * pixel) == short:
+                    rows.setdefault(r.rank, []).append((r.start, max(r.end - r.start, pixel)))
+            for rank, spans in rows.items():
+                ax.broken_barh(spans, (rank - BAR_HEIGHT / 2, BAR_HEIGHT), facecolors=colour,
+                               linewidth=0, antialiased=False)
     tool_spans = {}
     for r in trace.regions:
         if r.tool and r.end >= start and r.start <= end:
