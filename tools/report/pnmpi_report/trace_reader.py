@@ -60,6 +60,7 @@ class Region:
     start: float
     end: float
     tool: bool = False  # a module above the trace made this call (call origin)
+    view: Optional[dict] = None  # MPI_File_set_view: its MPI-IO::* attributes
 
 
 @dataclass
@@ -230,7 +231,7 @@ def read(trace_dir: str) -> Trace:
                                 bool(attrs.get("pnmpi::origin", 0)))
                 stack.append(region)
                 if event.region.name == "MPI_File_set_view":
-                    region.view = attrs  # type: ignore[attr-defined]
+                    region.view = attrs
             elif isinstance(event, ev.Leave):
                 if stack:
                     region = stack.pop()
