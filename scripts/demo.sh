@@ -74,6 +74,22 @@ if [ -x "${build}/examples/ring_f08" ]; then
     "${build}/examples/ring_f08" 2 2>&1 | grep -E '^(ring_f08|MPI_SEND|pnmpi monitor: 3 ranks)'
 fi
 echo
+echo "== 6. a picture of who talked to whom: the monitor alone on 8 ranks of the ring, drawn"
+echo "      by pnmpi-report (the README shows it: docs/generated/demo-heatmap.png)"
+conf8="${build}/demo-monitor-only.pnmpi-conf"
+printf 'module monitor\nargument output %s\nargument summary off\n' \
+  "${build}/demo-monitor/ring8" >"${conf8}"
+PNMPI_CONF="${conf8}" PNMPI_LIB_PATH="${build}/lib/pnmpi/modules" \
+  "${launcher}" --oversubscribe -np 8 -x PNMPI_CONF -x PNMPI_LIB_PATH "${build}/examples/ring" 3 \
+  >/dev/null
+report=tools/report/pnmpi-report
+mkdir -p docs/generated
+"${report}" heatmap "${build}/demo-monitor/ring8" -o docs/generated/demo-heatmap.png
+"${report}" html "${build}/demo-monitor/ring8" -o "${build}/demo-monitor/ring8.html"
+"${report}" summary "${build}/demo-monitor/ring8" | sed -n '1,12p'
+echo "     full report: ${build}/demo-monitor/ring8.html"
+
+echo
 echo "The trace lines come from the converted tracer, once per call. It forwards each call"
 echo "with an ordinary call, yet the monitor below it files the ring's traffic as the"
 echo "application's and none as the modules' above it. The monitor's summary and files"

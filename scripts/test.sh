@@ -56,6 +56,8 @@ for mpi in openmpi mpich; do
   run_ctest --test-dir "build-${mpi}" -L unit -j"${jobs}"
   # MPI jobs run one at a time: MPICH busy-polls, and two jobs would share two cores.
   run_ctest --test-dir "build-${mpi}" -L mpi
+  # Across hosts: jobs on a cluster of network namespaces the test makes (root only).
+  run_ctest --test-dir "build-${mpi}" -L cluster
 done
 
 echo "== unit tests and MPI jobs under AddressSanitizer and UBSan"

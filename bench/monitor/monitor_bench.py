@@ -15,8 +15,16 @@ on a loaded machine they are closer to the intrinsic cost):
   memory       the monitor's memory per rank (from its summary) when each of 4 ranks
                contacts 1 peer and 3 peers (the growth is the cost of one contacted peer),
                and when each of 8 ranks contacts 1 (the world size costs nothing).
+  coll ns      (--scale) CPU time per MPI_Allreduce on MPI_COMM_WORLD of P ranks on rank 0,
+               swallowed by monitor_sink below: [sink] against [monitor, sink], P from 2 to
+               --max-ranks (real communicators, oversubscribed); with --baseline, the
+               monitor module of another build too, in the same runs.
+  scale        (--scale) a ring, barriers and allreduces on N ranks with the monitor writing
+               all its files: memory per rank (summary), rank 0's MPI_Finalize wall time,
+               size of the gathered JSON, for N from 4 to --max-ranks.
 
 Usage: monitor_bench.py --build BUILD_DIR [--repeats N] [--quick] [--json FILE]
+                        [--scale] [--max-ranks N] [--baseline OTHER_BUILD_DIR]
 """
 
 import argparse
@@ -30,6 +38,8 @@ import tempfile
 
 SEND = re.compile(r"send_ns=([0-9.]+)")
 STREAM = re.compile(r"stream_ns=([0-9.]+)")
+COLL = re.compile(r"coll_ns=([0-9.]+)")
+FINALIZE = re.compile(r"finalize_s=([0-9.]+)")
 MEMORY = re.compile(r"memory per rank: max (\d+) bytes, mean (\d+) bytes, plus (\d+) bytes "
                     r"of fixed caches; peers contacted per rank: max (\d+)")
 
@@ -52,6 +62,8 @@ def run_once(cfg, scratch, binary, conf, args, ranks=2, env_extra=None):
     if cfg["flavor"] == "openmpi":
         env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
         argv += ["--oversubscribe", "--bind-to", "none"]
+    if cfg["flavor"] == "openmpi" and ranks > 2:
+        argv += ["--mca", "mpi_yield_when_idle", "1"]
     argv += ["-np", str(ranks), binary] + [str(a) for a in args]
     proc = subprocess.run(argv, env=env, cwd=scratch, capture_output=True, text=True,
                           timeout=600)
@@ -74,6 +86,11 @@ def main():
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--quick", action="store_true", help="short runs (smoke test)")
     ap.add_argument("--json", help="also write the results here")
+    ap.add_argument("--scale", action="store_true",
+                    help="also the cost per collective, memory, finalize time and output size "
+                         "against the number of ranks")
+    ap.add_argument("--max-ranks", type=int, default=64)
+    ap.add_argument("--baseline", help="another build whose monitor module is compared")
     args = ap.parse_args()
     with open(os.path.join(args.build, "bench", "monitor", "bench_monitor_config.json")) as f:
         cfg = json.load(f)
@@ -140,6 +157,9 @@ def main():
     result["memory"] = {"%d ranks, %d peers" % k: v for k, v in memory.items()}
     result["memory_per_peer"] = per_peer
 
+    if args.scale or args.quick:
+        rows += scale_rows(cfg, args, result)
+
     width = max(len(r[0]) for r in rows)
     print("pnmpi monitor benchmark: %s, %d run(s) per scenario" % (cfg["flavor"], args.repeats))
     for name, v in rows:
@@ -147,6 +167,66 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump(result, f, indent=2)
+
+
+def sizes_up_to(first, last):
+    n, out = first, []
+    while n <= last:
+        out.append(n)
+        n *= 2
+    return out
+
+
+def scale_rows(cfg, args, result):
+    """The monitor against the number of ranks: cost per collective, memory, finalize, JSON."""
+    linked = cfg["linked"]
+    builds = [("new", cfg["module_dirs"])]
+    if args.baseline:
+        # The baseline's monitor.so, with this build's sink and program (same core commit).
+        builds.append(("baseline", [os.path.join(args.baseline, "lib", "pnmpi", "modules")]
+                       + cfg["module_dirs"][1:]))
+    last = 4 if args.quick else args.max_ranks
+    calls = 20000 if args.quick else 200000
+    coll_sizes = sizes_up_to(2, last)
+    coll = {}
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="pnmpi-bench-monitor-") as scratch:
+        for _ in range(args.repeats):
+            for p in coll_sizes:
+                for label, dirs in [("sink", cfg["module_dirs"])] + builds:
+                    conf = SINK if label == "sink" else MONITOR.format(summary="off") + SINK
+                    c = dict(cfg, module_dirs=dirs)
+                    out = run_once(c, scratch, linked, conf, ["coll", calls], p)
+                    coll.setdefault((label, p), []).append(
+                        float(value(COLL, out, "coll_ns").group(1)))
+        for p in coll_sizes:
+            base = statistics.median(coll[("sink", p)])
+            cells = []
+            for label, _ in builds:
+                cells.append("%s %.1f" % (label, statistics.median(coll[(label, p)]) - base))
+            rows.append(("coll ns per MPI_Allreduce, %d ranks: monitor's cost" % p,
+                         ", ".join(cells)))
+        result["coll_ns"] = {"%s %d" % k: statistics.median(v) for k, v in coll.items()}
+        scale_sizes = sizes_up_to(4, last)
+        for n in scale_sizes:
+            for label, dirs in builds:
+                outdir = os.path.join(scratch, "out-%s-%d" % (label, n))
+                os.makedirs(outdir, exist_ok=True)
+                conf = "module monitor\nargument output %s/mon\n" % outdir
+                finals, memories = [], []
+                for _ in range(1 if args.quick else max(1, args.repeats // 2)):
+                    out = run_once(dict(cfg, module_dirs=dirs), scratch, linked, conf,
+                                   ["scale", 10], n)
+                    finals.append(float(value(FINALIZE, out, "finalize_s").group(1)))
+                    memories.append(int(value(MEMORY, out, "memory summary").group(1)))
+                size = os.path.getsize(os.path.join(outdir, "mon.json"))
+                rows.append(("scale %s, %d ranks: memory/rank max, finalize s, JSON bytes"
+                             % (label, n), "%d, %.3f, %d"
+                             % (max(memories), statistics.median(finals), size)))
+                result.setdefault("scale", {})["%s %d" % (label, n)] = {
+                    "memory_max": max(memories), "finalize_s": statistics.median(finals),
+                    "json_bytes": size}
+    return rows
 
 
 if __name__ == "__main__":

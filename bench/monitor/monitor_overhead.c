@@ -7,7 +7,13 @@
  *   sends-mt N  the same under MPI_THREAD_MULTIPLE (atomic counters)
  *   stream N    rank 0 sends N 8-byte messages to rank 1, which receives them; prints
  *               stream_ns, rank 0's CPU time per send through the real MPI
- *   contact K   every rank sends one byte to each of the K ranks after it (memory test) */
+ *   contact K   every rank sends one byte to each of the K ranks after it (memory test)
+ *   coll N      rank 0 issues N MPI_Allreduce of one double on MPI_COMM_WORLD (a sink module
+ *               below swallows them; the other ranks wait in MPI_Finalize); prints coll_ns,
+ *               CPU time per call: what recording one collective costs at this world size
+ *   scale K     a ring (K Sendrecv of 8 bytes to the next rank), K barriers and K allreduces
+ *               of one double on MPI_COMM_WORLD; rank 0 prints finalize_s, the wall time of
+ *               its MPI_Finalize (where the monitor gathers and writes its output) */
 
 #include <mpi.h>
 #include <stdio.h>
@@ -58,6 +64,35 @@ int main(int argc, char **argv) {
       if (phase == 1 && rank == 0)
         printf("stream_ns=%.3f\n", (t1 - t0) / (double)count * 1e9);
     }
+  } else if (strcmp(mode, "coll") == 0) {
+    if (rank == 0) {
+      double x = 1, y = 0;
+      for (long i = 0; i < n / 10; ++i)
+        MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+      const double t0 = cpu_seconds();
+      for (long i = 0; i < n; ++i)
+        MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+      const double t1 = cpu_seconds();
+      printf("coll_ns=%.3f\n", (t1 - t0) / (double)n * 1e9);
+    }
+  } else if (strcmp(mode, "scale") == 0) {
+    double x = 1, y = 0;
+    for (long k = 0; k < n; ++k) {
+      char in[8];
+      MPI_Sendrecv(msg, 8, MPI_CHAR, (rank + 1) % size, 0, in, 8, MPI_CHAR,
+                   (rank - 1 + size) % size, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Barrier(MPI_COMM_WORLD);
+      MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    }
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    MPI_Finalize();
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    if (rank == 0)
+      printf("finalize_s=%.6f\n",
+             (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec));
+    fflush(stdout);
+    return 0;
   } else if (strcmp(mode, "contact") == 0) {
     for (long k = 1; k <= n && k < size; ++k) {
       char in = 0;

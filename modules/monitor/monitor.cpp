@@ -25,6 +25,7 @@ TypeSlot g_types[kTypeSlots];
 std::atomic<std::size_t> g_plans{0};
 std::atomic<Peer *> g_recent_peers[kRecentSlots];
 std::atomic<CommInfo *> g_recent_comms[kRecentSlots];
+__thread ThreadCache *t_cache __attribute__((tls_model("initial-exec"))) = nullptr;
 
 void report_error(const std::string &message) noexcept {
   std::fprintf(stderr, "pnmpi: module 'monitor': %s\n", message.c_str());
@@ -327,10 +328,18 @@ CollStats *stats_slow(CommInfo *ci, MPI_Comm comm) noexcept {
   try {
     auto s = std::make_unique<CollStats>();
     s->handle = comm;
+    s->rank = ci->rank;
+    s->inter = ci->inter;
     MPI_Group local = MPI_GROUP_NULL;
     PMPI_Comm_group(comm, &local);
     s->procs.assign(world_ranks_of(local));
     PMPI_Group_free(&local);
+    if (ci->inter) {
+      std::vector<int> remote(static_cast<std::size_t>(ci->peers.size()));
+      for (int r = 0; r < ci->peers.size(); ++r)
+        remote[static_cast<std::size_t>(r)] = ci->peers.world(r);
+      s->remote.assign(remote);
+    }
     std::lock_guard<std::mutex> guard(g.lock);
     if (CollStats *existing = ci->stats.load(std::memory_order_acquire))
       return existing;
@@ -390,6 +399,96 @@ const std::vector<int> *neighbors_slow(CommInfo *ci, MPI_Comm comm) noexcept {
   }
 }
 
+ThreadPeer *thread_peer_slow(int world) noexcept {
+  Peer *p = peer_of(world); // the shared entry: readers find every thread's counters there
+  if (p == nullptr)
+    return nullptr;
+  try {
+    if (t_cache == nullptr) {
+      t_cache = new ThreadCache();
+      track_alloc(sizeof(ThreadCache));
+    }
+    ThreadCache *tc = t_cache;
+    ThreadPeer *tp = p->threads.load(std::memory_order_acquire);
+    while (tp != nullptr && tp->owner != tc)
+      tp = tp->next;
+    if (tp == nullptr) {
+      auto fresh = std::make_unique<ThreadPeer>();
+      fresh->key = static_cast<std::uintptr_t>(world) + 1;
+      fresh->owner = tc;
+      std::lock_guard<std::mutex> guard(g.lock);
+      fresh->next = p->threads.load(std::memory_order_relaxed);
+      tp = fresh.release();
+      p->threads.store(tp, std::memory_order_release);
+      track_alloc(sizeof(ThreadPeer));
+    }
+    tc->recent[static_cast<unsigned>(world) & (kRecentSlots - 1)] = tp;
+    return tp;
+  } catch (...) {
+    report_out_of_memory();
+    return nullptr;
+  }
+}
+
+namespace {
+
+/// Finds the position of a world rank in a list of world ranks: arithmetic when the list is
+/// a sequence (a communicator of regular ranks), a hash table otherwise.
+class WorldIndex {
+public:
+  explicit WorldIndex(const std::vector<int> &worlds) {
+    const std::size_t n = worlds.size();
+    m_size = static_cast<long>(n);
+    m_base = n > 0 ? worlds[0] : 0;
+    m_stride = n > 1 ? worlds[1] - worlds[0] : 1;
+    bool affine = m_stride != 0;
+    for (std::size_t i = 0; i < n && affine; ++i)
+      affine = worlds[i] == m_base + m_stride * static_cast<long>(i);
+    if (affine)
+      return;
+    m_table = std::make_unique<std::unordered_map<int, std::size_t>>();
+    m_table->reserve(n);
+    for (std::size_t i = n; i-- > 0;) // the first position of a rank listed twice wins
+      (*m_table)[worlds[i]] = i;
+  }
+  /// The position of `world`, or -1.
+  long find(int world) const {
+    if (m_table) {
+      auto it = m_table->find(world);
+      return it == m_table->end() ? -1 : static_cast<long>(it->second);
+    }
+    const long d = static_cast<long>(world) - m_base;
+    if (d % m_stride != 0)
+      return -1;
+    const long i = d / m_stride;
+    return i >= 0 && i < m_size ? i : -1;
+  }
+
+private:
+  long m_size = 0, m_base = 0, m_stride = 1;
+  std::unique_ptr<std::unordered_map<int, std::size_t>> m_table;
+};
+
+} // namespace
+
+void add_coll_volume(unsigned origin, const std::vector<int> &worlds, std::uint64_t *counts,
+                     std::uint64_t *bytes, std::size_t stride) {
+  std::vector<CollStats *> stats;
+  {
+    std::lock_guard<std::mutex> guard(g.lock);
+    stats = g.stats;
+  }
+  const WorldIndex index(worlds);
+  for (const CollStats *s : stats)
+    expand(*s, origin, [&](int world, std::uint64_t c, std::uint64_t b) {
+      const long i = index.find(world);
+      if (i < 0)
+        return;
+      counts[static_cast<std::size_t>(i) * stride] += c;
+      bytes[static_cast<std::size_t>(i) * stride] += b;
+    });
+}
+
 // ---- persistent requests ------------------------------------------------------------------
 
 namespace {
@@ -412,7 +511,17 @@ std::size_t plan_bytes(const Plan &plan) {
 void apply(const Plan &plan, unsigned origin) noexcept {
   for (const auto &[world, bytes] : plan.sends)
     record_to(origin, plan.kind, world, bytes);
-  if (plan.stats != nullptr && plan.coll_class >= 0) {
+  if (plan.stats == nullptr)
+    return;
+  if (plan.to_all) {
+    add(plan.stats->all_count[origin], 1);
+    add(plan.stats->all_bytes[origin], plan.all_bytes);
+  }
+  if (plan.to_up) {
+    add(plan.stats->up_count[origin], 1);
+    add(plan.stats->up_bytes[origin], plan.up_bytes);
+  }
+  if (plan.coll_class >= 0) {
     add(plan.stats->count[origin][plan.coll_class], 1);
     add(plan.stats->bytes[origin][plan.coll_class], plan.class_bytes);
   }

@@ -7,8 +7,11 @@
 // exported.
 //
 // Thread safety: the hot path takes no lock. Counters are std::atomic; they are updated
-// with a locked add when MPI provides MPI_THREAD_MULTIPLE and with a plain load/store
-// otherwise (MPI then guarantees that no two MPI calls run at once). Everything the hot path
+// with a plain load/store when MPI provides less than MPI_THREAD_MULTIPLE (MPI then
+// guarantees that no two MPI calls run at once). With MPI_THREAD_MULTIPLE the application's
+// point-to-point sends go to counters of the sending thread (ThreadPeer: one writer, plain
+// load/store again), merged with the shared ones when read; every other update is a locked
+// add. Everything the hot path
 // reads besides counters is published before the `record` bits are set (tables built in
 // MPI_Init) or through ShellIndex's release/acquire protocol (peers, communicators,
 // windows); the direct-mapped caches in front of the indexes hold nodes that are never
@@ -55,24 +58,79 @@ constexpr unsigned kCollClasses = 3;
 
 using Counter = std::atomic<std::uint64_t>;
 
+/// One thread's application point-to-point traffic to one world rank, under
+/// MPI_THREAD_MULTIPLE: written by that thread only (plain load/store, no locked add), read by
+/// anyone. Never freed while the monitor runs (the counts outlive the thread).
+struct ThreadPeer {
+  std::uintptr_t key = 0;            ///< world rank + 1 (set before it is published)
+  const void *owner = nullptr;       ///< the thread's ThreadCache
+  ThreadPeer *next = nullptr;        ///< the next thread's counters for the same peer
+  Counter bins[kHistogramBins] = {}; ///< messages by size bin (their sum is the count)
+  Counter bytes{0};
+};
+
+/// A thread's direct-mapped cache of its own ThreadPeer entries, by world rank.
+constexpr unsigned kRecentSlots = 256;
+struct ThreadCache {
+  ThreadPeer *recent[kRecentSlots] = {};
+};
+/// This thread's cache, made on its first send under MPI_THREAD_MULTIPLE. `__thread`, not
+/// `thread_local`: no initialisation wrapper on the send path.
+extern __thread ThreadCache *t_cache __attribute__((tls_model("initial-exec")));
+
 /// Everything this process sent to one world rank. Made on first contact: memory grows with
 /// the peers actually contacted, not with the world size.
 struct Peer {
   std::atomic<std::uintptr_t> key{0}; ///< world rank + 1
   Counter count[kOrigins][kKinds] = {};
   Counter bytes[kOrigins][kKinds] = {};
-  Counter *hist = nullptr; ///< [kOrigins][kHistogramBins] point-to-point sizes, if enabled
+  Counter *hist = nullptr;                    ///< [kOrigins][kHistogramBins] p2p sizes, if enabled
+  std::atomic<ThreadPeer *> threads{nullptr}; ///< per-thread counters (MPI_THREAD_MULTIPLE)
 };
 
-/// One communicator's collective operations, Open MPI style. Outlives the communicator (it
-/// is reported at MPI_Finalize) but holds no translation table.
+/// One communicator's collective operations, Open MPI style, and the part of its logical
+/// per-peer volume that is the same for a whole set of peers: a call that sends b bytes to
+/// every peer adds 1 and b here once, instead of one update per peer (see expand()). Outlives
+/// the communicator (it is reported at MPI_Finalize, and its volume is read until then), with
+/// the world ranks of its peers (no table when they are regular).
 struct CollStats {
   MPI_Comm handle = MPI_COMM_NULL; ///< while the communicator exists
   std::string name;                ///< its name when it was freed
   RankMap procs;                   ///< world ranks of the local group (no table if regular)
+  RankMap remote;                  ///< intercommunicator: world ranks of the remote group
+  int rank = -1;                   ///< this process's rank in the local group
+  bool inter = false;
   Counter count[kOrigins][kCollClasses] = {};
   Counter bytes[kOrigins][kCollClasses] = {};
+  Counter all_count[kOrigins] = {}; ///< messages to every peer (self excluded)
+  Counter all_bytes[kOrigins] = {};
+  Counter up_count[kOrigins] = {}; ///< messages to every peer of a higher rank (scans)
+  Counter up_bytes[kOrigins] = {};
+
+  /// The peers of a collective: the remote group, or the local group without this process.
+  const RankMap &peers() const noexcept { return inter ? remote : procs; }
 };
+
+/// Calls f(world rank, messages, bytes) for every peer to which `s` holds volume from
+/// `origin`, in the peers' rank order: what the per-peer loop of each call used to add.
+template <class F> void expand(const CollStats &s, unsigned origin, F &&f) {
+  const std::uint64_t ac = s.all_count[origin].load(std::memory_order_relaxed);
+  const std::uint64_t ab = s.all_bytes[origin].load(std::memory_order_relaxed);
+  const std::uint64_t uc = s.up_count[origin].load(std::memory_order_relaxed);
+  const std::uint64_t ub = s.up_bytes[origin].load(std::memory_order_relaxed);
+  if (ac == 0 && uc == 0)
+    return;
+  const RankMap &peers = s.peers();
+  for (int r = 0; r < peers.size(); ++r) {
+    if (!s.inter && r == s.rank)
+      continue;
+    const bool up = !s.inter && r > s.rank;
+    const std::uint64_t c = ac + (up ? uc : 0), b = ab + (up ? ub : 0);
+    const int world = peers.world(r);
+    if ((c != 0 || b != 0) && world >= 0)
+      f(world, c, b);
+  }
+}
 
 /// A communicator (or a window) as the hot path needs it.
 struct CommInfo {
@@ -211,7 +269,6 @@ template <class Count> inline std::uint64_t volume(Count count, MPI_Datatype typ
 // cached node is confirmed by its key: nodes are never freed while the monitor runs (a
 // freed communicator's node is only recycled under another key), so a stale slot costs a
 // miss, never a wrong answer.
-constexpr unsigned kRecentSlots = 256;
 extern std::atomic<Peer *> g_recent_peers[kRecentSlots];
 extern std::atomic<CommInfo *> g_recent_comms[kRecentSlots];
 
@@ -226,6 +283,8 @@ __attribute__((cold)) CommInfo *comm_lookup(MPI_Comm comm) noexcept;
 CommInfo *win_slow(MPI_Win win) noexcept;
 CollStats *stats_slow(CommInfo *ci, MPI_Comm comm) noexcept;
 const std::vector<int> *neighbors_slow(CommInfo *ci, MPI_Comm comm) noexcept;
+/// This thread's counters towards `world` (made on first use), or nullptr if out of memory.
+ThreadPeer *thread_peer_slow(int world) noexcept;
 
 inline Peer *peer_of(int world) noexcept {
   const Peer *p = g_recent_peers[static_cast<unsigned>(world) & (kRecentSlots - 1)].load(
@@ -258,10 +317,34 @@ inline CollStats *stats_of(CommInfo *ci, MPI_Comm comm) noexcept {
 
 // ---- recording ----------------------------------------------------------------------------
 
+/// Adds `v` to a counter only this thread writes.
+__attribute__((always_inline)) inline void bump(Counter &c, std::uint64_t v) noexcept {
+  c.store(c.load(std::memory_order_relaxed) + v, std::memory_order_relaxed);
+}
+
+/// This thread's counters towards `world`, from its cache: nullptr on a miss.
+__attribute__((always_inline)) inline ThreadPeer *thread_peer_cached(int world) noexcept {
+  ThreadCache *tc = t_cache;
+  if (tc == nullptr)
+    return nullptr;
+  ThreadPeer *tp = tc->recent[static_cast<unsigned>(world) & (kRecentSlots - 1)];
+  return tp != nullptr && tp->key == static_cast<std::uintptr_t>(world) + 1 ? tp : nullptr;
+}
+
 __attribute__((always_inline)) inline void record_to(unsigned origin, Kind kind, int world,
                                                      std::uint64_t bytes) noexcept {
   if (world < 0)
     return; // a process outside MPI_COMM_WORLD (dynamic processes)
+  if (kind == kP2P && origin == kApp && g.atomic_updates) {
+    ThreadPeer *tp = thread_peer_cached(world);
+    if (tp == nullptr)
+      tp = thread_peer_slow(world);
+    if (tp != nullptr) {
+      bump(tp->bins[size_bin(bytes)], 1);
+      bump(tp->bytes, bytes);
+      return;
+    }
+  }
   Peer *p = peer_of(world);
   if (p == nullptr)
     return;
@@ -274,14 +357,43 @@ __attribute__((always_inline)) inline void record_to(unsigned origin, Kind kind,
   add(p->bytes[origin][kind], bytes);
 }
 
-/// Messages of `kind` from `origin` to a peer.
+/// Messages of `kind` from `origin` to a peer, every thread's.
 inline std::uint64_t count_of(const Peer &p, unsigned origin, unsigned kind) noexcept {
   std::uint64_t n = p.count[origin][kind].load(std::memory_order_relaxed);
   if (kind == kP2P && p.hist != nullptr)
     for (unsigned b = 0; b < kHistogramBins; ++b)
       n += p.hist[origin * kHistogramBins + b].load(std::memory_order_relaxed);
+  if (kind == kP2P && origin == kApp)
+    for (const ThreadPeer *t = p.threads.load(std::memory_order_acquire); t != nullptr; t = t->next)
+      for (unsigned b = 0; b < kHistogramBins; ++b)
+        n += t->bins[b].load(std::memory_order_relaxed);
   return n;
 }
+
+/// Bytes of `kind` from `origin` to a peer, every thread's.
+inline std::uint64_t bytes_of(const Peer &p, unsigned origin, unsigned kind) noexcept {
+  std::uint64_t n = p.bytes[origin][kind].load(std::memory_order_relaxed);
+  if (kind == kP2P && origin == kApp)
+    for (const ThreadPeer *t = p.threads.load(std::memory_order_acquire); t != nullptr; t = t->next)
+      n += t->bytes.load(std::memory_order_relaxed);
+  return n;
+}
+
+/// Point-to-point messages from `origin` to a peer in histogram bin `bin`, every thread's
+/// (the peer has a histogram).
+inline std::uint64_t bin_of(const Peer &p, unsigned origin, unsigned bin) noexcept {
+  std::uint64_t n = p.hist[origin * kHistogramBins + bin].load(std::memory_order_relaxed);
+  if (origin == kApp)
+    for (const ThreadPeer *t = p.threads.load(std::memory_order_acquire); t != nullptr; t = t->next)
+      n += t->bins[bin].load(std::memory_order_relaxed);
+  return n;
+}
+
+/// Adds the collective volume held per communicator (expand()) from `origin` towards each of
+/// `worlds` to counts[i * stride] and bytes[i * stride]. The one place readers of per-peer
+/// collective volume (the files, MPI_T, the MPI_M_ sessions) find what is not in a Peer.
+void add_coll_volume(unsigned origin, const std::vector<int> &worlds, std::uint64_t *counts,
+                     std::uint64_t *bytes, std::size_t stride);
 
 /// A point-to-point send of `count` elements to `dest` of `comm`, as the wrapper saw it.
 /// The send wrappers call send_fast() first: caches only and no function call, so that the
@@ -301,8 +413,10 @@ __attribute__((always_inline)) inline void on_send(const RoutineId &routine, Cou
 }
 
 /// True when the send is recorded (or is nothing to record); false: nothing was changed and
-/// on_send() must do the whole work.
-template <class Count>
+/// on_send() must do the whole work. `Threads`: MPI_THREAD_MULTIPLE was provided, the send
+/// goes to this thread's counters (the wrappers choose, so that each variant keeps few
+/// registers live and needs no stack frame).
+template <bool Threads, class Count>
 __attribute__((always_inline)) inline bool send_fast(const RoutineId &routine, Count count,
                                                      MPI_Datatype type, int dest,
                                                      MPI_Comm comm) noexcept {
@@ -322,6 +436,16 @@ __attribute__((always_inline)) inline bool send_fast(const RoutineId &routine, C
   const int world = ci->peers.world(dest);
   if (world < 0)
     return true;
+  if constexpr (Threads) {
+    // This thread's own counters: no locked add, no line shared with other senders.
+    ThreadPeer *tp = thread_peer_cached(world);
+    if (tp == nullptr)
+      return false;
+    const std::uint64_t bytes = count > 0 ? static_cast<std::uint64_t>(count) * size : 0;
+    bump(tp->bins[size_bin(bytes)], 1);
+    bump(tp->bytes, bytes);
+    return true;
+  }
   Peer *p = g_recent_peers[static_cast<unsigned>(world) & (kRecentSlots - 1)].load(
       std::memory_order_acquire);
   if (p == nullptr ||
@@ -330,13 +454,8 @@ __attribute__((always_inline)) inline bool send_fast(const RoutineId &routine, C
   const std::uint64_t bytes = count > 0 ? static_cast<std::uint64_t>(count) * size : 0;
   Counter &n = p->hist != nullptr ? p->hist[size_bin(bytes)] : p->count[kApp][kP2P];
   Counter &b = p->bytes[kApp][kP2P]; // kApp's histogram bins come first
-  if (g.atomic_updates) {
-    n.fetch_add(1, std::memory_order_relaxed);
-    b.fetch_add(bytes, std::memory_order_relaxed);
-  } else {
-    n.store(n.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-    b.store(b.load(std::memory_order_relaxed) + bytes, std::memory_order_relaxed);
-  }
+  bump(n, 1);
+  bump(b, bytes);
   return true;
 }
 
@@ -360,6 +479,9 @@ struct Plan {
   CollStats *stats = nullptr;                       ///< collectives: the communicator's
   int coll_class = -1;
   std::uint64_t class_bytes = 0;
+  bool to_all = false; ///< all_bytes to every peer of `stats`
+  bool to_up = false;  ///< up_bytes to every peer of a higher rank
+  std::uint64_t all_bytes = 0, up_bytes = 0;
 };
 
 /// Remembers a persistent request (after its *_init succeeded).

@@ -44,8 +44,14 @@ void values_for(const mpit::Variable &v, const mpit::Binding &b, std::uint64_t *
     const Peer *p =
         b.worlds[i] >= 0 ? g.peers.find(static_cast<std::uintptr_t>(b.worlds[i]) + 1) : nullptr;
     out[i] = p == nullptr ? 0
-             : v.bytes    ? p->bytes[kApp][v.source].load(std::memory_order_relaxed)
+             : v.bytes    ? bytes_of(*p, kApp, v.source)
                           : count_of(*p, kApp, v.source);
+  }
+  if (v.source == kColl) {
+    std::vector<std::uint64_t> counts(b.worlds.size()), bytes(b.worlds.size());
+    add_coll_volume(kApp, b.worlds, counts.data(), bytes.data(), 1);
+    for (std::size_t i = 0; i < b.worlds.size(); ++i)
+      out[i] += v.bytes ? bytes[i] : counts[i];
   }
 }
 

@@ -111,15 +111,18 @@ bool read_options(PNMPI_modHandle_t self, const Lookup &environment, Options &ou
   Options o;
   unsigned files = (o.per_rank ? kFilesPerRank : 0u) | (o.gathered ? kFilesGathered : 0u);
   const char *output = nullptr;
-  int histograms = o.histograms, summary = o.summary;
+  int histograms = o.histograms, summary = o.summary, json_dense = o.json_dense;
   long top = o.top, max_sessions = o.max_sessions, gather_round_bytes = o.gather_round_bytes;
+  long json_dense_limit = o.json_dense_limit;
   Reader read(self, environment, error);
   const bool ok = read.flags("record", kRecordWords, o.record) &&
                   read.nonempty_text("output", output) && read.flags("files", kFilesWords, files) &&
                   read.on_off("histograms", histograms) && read.on_off("summary", summary) &&
                   read.whole("top", 0, 100, top) &&
                   read.whole("max-sessions", 1, 1000000, max_sessions) &&
-                  read.whole("gather-round-bytes", 1, 2147483647, gather_round_bytes);
+                  read.whole("gather-round-bytes", 1, 2147483647, gather_round_bytes) &&
+                  read.on_off("json-dense", json_dense) &&
+                  read.whole("json-dense-limit", 0, 1000000, json_dense_limit);
   if (!ok)
     return false;
   if (output != nullptr)
@@ -132,6 +135,8 @@ bool read_options(PNMPI_modHandle_t self, const Lookup &environment, Options &ou
   o.top = static_cast<int>(top);
   o.max_sessions = static_cast<int>(max_sessions);
   o.gather_round_bytes = static_cast<int>(gather_round_bytes);
+  o.json_dense = json_dense != 0;
+  o.json_dense_limit = static_cast<int>(json_dense_limit);
   out = o;
   return true;
 }

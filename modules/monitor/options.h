@@ -31,12 +31,17 @@ struct Options {
   /// gather-round-bytes: the most bytes of rows rank 0 receives in one gather round (at least
   /// one row per rank travels per round), 1-2147483647
   int gather_round_bytes = 2147483647;
+  /// json-dense: on writes the dense N x N matrices of the gathered file at any world size;
+  /// off writes them only up to json-dense-limit ranks (the sparse entries are always there)
+  bool json_dense = false;
+  int json_dense_limit = 64; ///< json-dense-limit: 0-1000000
 };
 
 /// Every argument key the monitor takes, as PNMPI_MODULE_ARGUMENTS declares them (monitor.cpp):
 /// an `argument` line with another key for the monitor is an error naming its line.
 #define PNMPI_MONITOR_ARGUMENT_KEYS                                                                \
-  "record output files histograms summary top max-sessions gather-round-bytes"
+  "record output files histograms summary top max-sessions gather-round-bytes json-dense "         \
+  "json-dense-limit"
 
 /// Looks up an environment variable by name; returns nullptr when it is not set.
 using Lookup = std::function<const char *(const char *)>;

@@ -31,9 +31,10 @@ void read_counters(const std::vector<int> &worlds, std::uint64_t *out) {
         worlds[i] >= 0 ? g.peers.find(static_cast<std::uintptr_t>(worlds[i]) + 1) : nullptr;
     for (unsigned k = 0; k < kKinds; ++k) {
       v[2 * k] = p != nullptr ? count_of(*p, kApp, k) : 0;
-      v[2 * k + 1] = p != nullptr ? p->bytes[kApp][k].load(std::memory_order_relaxed) : 0;
+      v[2 * k + 1] = p != nullptr ? bytes_of(*p, kApp, k) : 0;
     }
   }
+  add_coll_volume(kApp, worlds, out + 2 * kColl, out + 2 * kColl + 1, kSessionValues);
 }
 
 SessionTable &table() {

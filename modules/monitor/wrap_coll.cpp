@@ -2,10 +2,18 @@
 // Copyright (c) 2026 the pnmpi authors
 
 // Collective wrappers. A collective is recorded, on each process, as the logical per-peer
-// volume its arguments imply (README.md, "Collectives"), sender side, self excluded, one
-// message per peer; plus one operation in its communicator's one-to-all, all-to-one or
+// volume its arguments imply (docs/monitor.md, "Collectives"), sender side, self excluded,
+// one message per peer; plus one operation in its communicator's one-to-all, all-to-one or
 // all-to-all class, as Open MPI counts them. Blocking and nonblocking collectives are
 // recorded when issued, persistent ones at each MPI_Start.
+//
+// A volume that is the same for every peer (Barrier, Bcast, Allreduce, ...) or for every
+// higher rank (Scan) is a function of the communicator and one number: it is added once to
+// the communicator's CollStats (all/up) and expanded into per-peer values only when read
+// (expand()), so that such a call costs the same on 2 ranks as on 100,000 and contacts no
+// peer. Blocks that differ per peer (v and w variants, neighborhoods) and the one block a
+// rooted collective sends to its root are recorded per peer, one update per non-empty
+// block: the arguments are per peer already.
 //
 // One description per collective says what it sends, to a sink: Now records at once, Planner
 // keeps the sends for MPI_Start. On an intercommunicator the peers are the remote group.
@@ -31,6 +39,18 @@ struct Now {
       add(s->bytes[origin][c], bytes);
     }
   }
+  void all(std::uint64_t bytes) noexcept {
+    if (CollStats *s = stats_of(ci, comm)) {
+      add(s->all_count[origin], 1);
+      add(s->all_bytes[origin], bytes);
+    }
+  }
+  void up(std::uint64_t bytes) noexcept {
+    if (CollStats *s = stats_of(ci, comm)) {
+      add(s->up_count[origin], 1);
+      add(s->up_bytes[origin], bytes);
+    }
+  }
 };
 
 struct Planner {
@@ -42,6 +62,16 @@ struct Planner {
     plan.stats = stats_of(ci, comm);
     plan.coll_class = static_cast<int>(c);
     plan.class_bytes = bytes;
+  }
+  void all(std::uint64_t bytes) noexcept {
+    plan.stats = stats_of(ci, comm);
+    plan.to_all = true;
+    plan.all_bytes = bytes;
+  }
+  void up(std::uint64_t bytes) noexcept {
+    plan.stats = stats_of(ci, comm);
+    plan.to_up = true;
+    plan.up_bytes = bytes;
   }
 };
 
@@ -108,7 +138,7 @@ bool in_place(const void *buffer) {
 
 /// Fixed-size collectives send one message to every peer, even an empty one.
 template <class S> void to_all(const CommInfo &ci, S &s, CollClass c, std::uint64_t bytes) {
-  each_peer(ci, [&](int r) { s.send(r, bytes); });
+  s.all(bytes);
   s.op(c, bytes * peer_count(ci));
 }
 
@@ -182,13 +212,9 @@ void allgatherv(const CommInfo &ci, S &s, const void *sendbuf, C sendcount, MPI_
   const std::uint64_t b =
       in_place(sendbuf) ? (valid_rank(ci, ci.rank) ? volume(recvcounts[ci.rank], recvtype) : 0)
                         : volume(sendcount, sendtype);
-  std::uint64_t total = 0;
   if (b > 0)
-    each_peer(ci, [&](int r) {
-      s.send(r, b);
-      total += b;
-    });
-  s.op(kAllToAll, total);
+    s.all(b);
+  s.op(kAllToAll, b * peer_count(ci));
 }
 
 template <class S, class C>
@@ -257,12 +283,9 @@ template <class S, class C> void scan(const CommInfo &ci, S &s, C count, MPI_Dat
   if (ci.inter)
     return;
   const std::uint64_t b = volume(count, type);
-  std::uint64_t total = 0;
-  for (int r = ci.rank + 1; r < ci.peers.size(); ++r) {
-    s.send(r, b);
-    total += b;
-  }
-  s.op(kAllToAll, total);
+  const int higher = ci.peers.size() - ci.rank - 1;
+  s.up(b);
+  s.op(kAllToAll, higher > 0 ? b * static_cast<std::uint64_t>(higher) : 0);
 }
 
 template <class S> void barrier(const CommInfo &ci, S &s) {

@@ -36,13 +36,24 @@ void plan_send(std::uint64_t partitions, Count count, MPI_Datatype type, int des
 
 } // namespace
 
+/// Either fast path, for the sends that are not split into twins (Sendrecv and its kin).
+template <class Count>
+__attribute__((always_inline)) inline bool send_fast_any(const RoutineId &routine, Count count,
+                                                         MPI_Datatype type, int dest,
+                                                         MPI_Comm comm) noexcept {
+  return g.atomic_updates ? send_fast<true>(routine, count, type, dest, comm)
+                          : send_fast<false>(routine, count, type, dest, comm);
+}
+
 #define SEND_PARAMS(CT)                                                                            \
   const void *buf, CT count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm
 #define SEND_ARGS buf, count, datatype, dest, tag, comm
 
 // Blocking and nonblocking sends: the fast path (caches only, no call) keeps the wrapper
 // frameless; on a miss the wrapper jumps to a twin with the same signature (a sibling call)
-// that records the whole way and makes the tail call itself.
+// that records the whole way and makes the tail call itself. Under MPI_THREAD_MULTIPLE the
+// wrapper jumps at once to a third twin, NAME_mt, whose fast path counts in this thread's
+// counters.
 #define DEFINE_SEND(NAME, CT)                                                                      \
   MONITOR_ROUTINE(NAME)                                                                            \
   namespace {                                                                                      \
@@ -50,9 +61,16 @@ void plan_send(std::uint64_t partitions, Count count, MPI_Datatype type, int des
     on_send(id_##NAME, count, datatype, dest, comm);                                               \
     return PMPI_##NAME(SEND_ARGS);                                                                 \
   }                                                                                                \
+  __attribute__((noinline)) int NAME##_mt(SEND_PARAMS(CT)) {                                       \
+    if (__builtin_expect(!send_fast<true>(id_##NAME, count, datatype, dest, comm), 0))             \
+      return NAME##_slow(SEND_ARGS);                                                               \
+    return PMPI_##NAME(SEND_ARGS);                                                                 \
+  }                                                                                                \
   }                                                                                                \
   PNMPI_EXPORT int MPI_##NAME(SEND_PARAMS(CT)) {                                                   \
-    if (__builtin_expect(!send_fast(id_##NAME, count, datatype, dest, comm), 0))                   \
+    if (g.atomic_updates)                                                                          \
+      return NAME##_mt(SEND_ARGS);                                                                 \
+    if (__builtin_expect(!send_fast<false>(id_##NAME, count, datatype, dest, comm), 0))            \
       return NAME##_slow(SEND_ARGS);                                                               \
     return PMPI_##NAME(SEND_ARGS);                                                                 \
   }
@@ -63,9 +81,16 @@ void plan_send(std::uint64_t partitions, Count count, MPI_Datatype type, int des
     on_send(id_##NAME, count, datatype, dest, comm);                                               \
     return PMPI_##NAME(SEND_ARGS, request);                                                        \
   }                                                                                                \
+  __attribute__((noinline)) int NAME##_mt(SEND_PARAMS(CT), MPI_Request *request) {                 \
+    if (__builtin_expect(!send_fast<true>(id_##NAME, count, datatype, dest, comm), 0))             \
+      return NAME##_slow(SEND_ARGS, request);                                                      \
+    return PMPI_##NAME(SEND_ARGS, request);                                                        \
+  }                                                                                                \
   }                                                                                                \
   PNMPI_EXPORT int MPI_##NAME(SEND_PARAMS(CT), MPI_Request *request) {                             \
-    if (__builtin_expect(!send_fast(id_##NAME, count, datatype, dest, comm), 0))                   \
+    if (g.atomic_updates)                                                                          \
+      return NAME##_mt(SEND_ARGS, request);                                                        \
+    if (__builtin_expect(!send_fast<false>(id_##NAME, count, datatype, dest, comm), 0))            \
       return NAME##_slow(SEND_ARGS, request);                                                      \
     return PMPI_##NAME(SEND_ARGS, request);                                                        \
   }
@@ -96,7 +121,7 @@ void plan_send(std::uint64_t partitions, Count count, MPI_Datatype type, int des
   }                                                                                                \
   }                                                                                                \
   PNMPI_EXPORT int MPI_##NAME(SENDRECV_PARAMS(CT), LAST) {                                         \
-    if (__builtin_expect(!send_fast(id_##NAME, sendcount, sendtype, dest, comm), 0))               \
+    if (__builtin_expect(!send_fast_any(id_##NAME, sendcount, sendtype, dest, comm), 0))           \
       return NAME##_slow(SENDRECV_ARGS, LAST_ARG);                                                 \
     return PMPI_##NAME(SENDRECV_ARGS, LAST_ARG);                                                   \
   }
@@ -109,7 +134,7 @@ void plan_send(std::uint64_t partitions, Count count, MPI_Datatype type, int des
   }                                                                                                \
   }                                                                                                \
   PNMPI_EXPORT int MPI_##NAME(REPLACE_PARAMS(CT), LAST) {                                          \
-    if (__builtin_expect(!send_fast(id_##NAME, count, datatype, dest, comm), 0))                   \
+    if (__builtin_expect(!send_fast_any(id_##NAME, count, datatype, dest, comm), 0))               \
       return NAME##_slow(REPLACE_ARGS, LAST_ARG);                                                  \
     return PMPI_##NAME(REPLACE_ARGS, LAST_ARG);                                                    \
   }

@@ -298,9 +298,10 @@ bool parse_json(const std::string &text, Json &out, std::string &error) {
   return true;
 }
 
-Matrix json_matrix(const Json &doc, const std::string &category) {
+namespace {
+
+Matrix dense_matrix(const Json &cat) {
   Matrix m;
-  const Json &cat = doc["categories"][category];
   const Json &counts = cat["counts"], &bytes = cat["bytes"];
   for (std::size_t i = 0; i < counts.items.size(); ++i)
     for (std::size_t j = 0; j < counts[i].items.size(); ++j) {
@@ -309,6 +310,67 @@ Matrix json_matrix(const Json &doc, const std::string &category) {
         m[{static_cast<int>(i), static_cast<int>(j)}] = {c, b};
     }
   return m;
+}
+
+Matrix entries_matrix(const Json &cat) {
+  Matrix m;
+  for (const Json &e : cat["entries"].items)
+    m[{static_cast<int>(e[0].number), static_cast<int>(e[1].number)}] = {e[2].number, e[3].number};
+  return m;
+}
+
+} // namespace
+
+Matrix json_matrix(const Json &doc, const std::string &category) {
+  const Json &cat = doc["categories"][category];
+  return doc["version"].number >= 2 ? entries_matrix(cat) : dense_matrix(cat);
+}
+
+std::string json_problems(const Json &doc, int dense_limit, bool dense) {
+  std::ostringstream out;
+  if (doc["version"].number != 2)
+    return "version " + std::to_string(doc["version"].number) + ", not 2\n";
+  const std::uint64_t n = doc["world_size"].number;
+  if (doc["hosts"].kind != Json::Array || doc["hosts"].items.size() != n)
+    out << "hosts: " << doc["hosts"].items.size() << " names for " << n << " ranks\n";
+  for (const Json &h : doc["hosts"].items)
+    if (h.kind != Json::String || h.text.empty())
+      out << "hosts: an empty or non-string name\n";
+  const bool want_dense = dense || n <= static_cast<std::uint64_t>(dense_limit);
+  if (doc["categories"].fields.size() != 8)
+    out << doc["categories"].fields.size() << " categories, not 8\n";
+  for (const auto &[name, cat] : doc["categories"].fields) {
+    const Json &entries = cat["entries"];
+    if (entries.kind != Json::Array)
+      out << name << ": no entries\n";
+    std::pair<std::uint64_t, std::uint64_t> last{0, 0};
+    bool first = true;
+    for (const Json &e : entries.items) {
+      if (e.items.size() != 4 || e[0].number >= n || e[1].number >= n) {
+        out << name << ": a malformed entry\n";
+        continue;
+      }
+      if (e[2].number == 0 && e[3].number == 0)
+        out << name << ": a zero entry " << e[0].number << "->" << e[1].number << "\n";
+      const std::pair<std::uint64_t, std::uint64_t> at{e[0].number, e[1].number};
+      if (!first && !(last < at))
+        out << name << ": entry " << at.first << "->" << at.second << " out of order\n";
+      last = at;
+      first = false;
+    }
+    const bool has_dense = cat.fields.count("counts") != 0 || cat.fields.count("bytes") != 0;
+    if (has_dense != want_dense)
+      out << name << ": dense matrices " << (has_dense ? "present" : "absent") << " for " << n
+          << " ranks\n";
+    if (has_dense) {
+      if (cat["counts"].items.size() != n || cat["bytes"].items.size() != n)
+        out << name << ": dense matrices of the wrong size\n";
+      const std::string d = diff(dense_matrix(cat), entries_matrix(cat));
+      if (!d.empty())
+        out << name << ": dense matrices and entries differ:\n" << d;
+    }
+  }
+  return out.str();
 }
 
 } // namespace pnmpi::test

@@ -71,8 +71,15 @@ struct Json {
 /// Parses `text`; on a syntax error returns false and sets `error`.
 bool parse_json(const std::string &text, Json &out, std::string &error);
 
-/// The counts and bytes matrices of a category of the gathered file, as a sparse matrix.
+/// A category of the gathered file as a sparse matrix: its `entries` (version 2), or its
+/// dense `counts` and `bytes` matrices (version 1).
 Matrix json_matrix(const Json &doc, const std::string &category);
+
+/// What is wrong with a gathered file of version 2, empty if nothing: every category has
+/// `entries` of non-zero [sender, receiver, count, bytes] sorted by sender then receiver;
+/// dense `counts`/`bytes` present exactly when world_size <= `dense_limit` (or `dense`), and
+/// then equal to the entries; `hosts` has one name per rank.
+std::string json_problems(const Json &doc, int dense_limit = 64, bool dense = false);
 
 std::string read_text(const std::string &path);
 

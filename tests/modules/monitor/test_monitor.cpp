@@ -8,9 +8,11 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <numeric>
 #include <regex>
 #include <set>
 #include <string>
@@ -57,7 +59,8 @@ struct Monitored {
 Monitored run_monitored(std::vector<std::string> program, const std::string &stack_above = "",
                         const std::string &monitor_args = "", int ranks = N,
                         std::map<std::string, std::string> env = {},
-                        const std::function<void(const std::string &dir)> &prepare = {}) {
+                        const std::function<void(const std::string &dir)> &prepare = {},
+                        int timeout_s = 120) {
   Monitored run;
   run.dir = scratch();
   if (prepare)
@@ -70,7 +73,7 @@ Monitored run_monitored(std::vector<std::string> program, const std::string &sta
   job.env = std::move(env);
   job.env["PNMPI_LIB_PATH"] = std::string(MONITOR_TEST_MODULE_DIR) + ":" + PNMPI_MODULE_BUILD_DIR;
   job.env["PNMPI_CONF"] = write_temp_file(test_name() + ".conf", conf);
-  job.timeout_s = 120;
+  job.timeout_s = timeout_s;
   run.result = run_mpi(job);
   run.prof = read_prof_set(run.dir + "/mon", ranks);
   const std::string text = read_text(run.dir + "/mon.json");
@@ -192,6 +195,7 @@ void expect_run(const Monitored &run, const Expected &want) {
   EXPECT_EQ(diff(json_matrix(run.json, "osc_sent_tool"), want.osc_sent_tool), "");
   EXPECT_EQ(diff(json_matrix(run.json, "osc_fetched_tool"), want.osc_fetched_tool), "");
   EXPECT_EQ(run.json["world_size"].number, run.prof.files.size());
+  EXPECT_EQ(json_problems(run.json), "");
   EXPECT_EQ(histogram_diff(run.prof, "E", want.hist_E), "");
   EXPECT_EQ(histogram_diff(run.prof, "I", want.hist_I), "");
   for (int r = 0; r < static_cast<int>(run.prof.files.size()); ++r) {
@@ -1042,6 +1046,212 @@ TEST(MonitorOutput, GatheredFileInSeveralRounds) {
     ASSERT_TRUE(std::regex_search(run.result.err, m, probe)) << run.result.err;
     EXPECT_EQ(m[1], "3") << r;
   }
+}
+
+// ---- scale: collectives kept per communicator, sparse gathered file ----------------------
+
+/// The scale app's random numbers (apps/scale_app.c, lcg()).
+struct Lcg {
+  std::uint64_t state;
+  std::uint32_t operator()() {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<std::uint32_t>(state >> 33);
+  }
+};
+
+/// The members of a communicator split from MPI_COMM_WORLD of `n` ranks, in rank order.
+std::vector<int> split_members(int n, int color, const std::function<int(int)> &color_of,
+                               const std::function<int(int)> &key_of) {
+  std::vector<int> m;
+  for (int r = 0; r < n; ++r)
+    if (color_of(r) == color)
+      m.push_back(r);
+  std::stable_sort(m.begin(), m.end(), [&](int a, int b) { return key_of(a) < key_of(b); });
+  return m;
+}
+
+TEST(MonitorScale, IrregularCollectivesAsPerPeerLoops) {
+  // Every collective of the pattern written out as the per-peer loop the monitor used to run
+  // on each call: the files, the gathered file and MPI_T's per-peer collective variables
+  // (read on each rank, after both communicators were freed) must all agree with it.
+  const Monitored run = run_monitored({bin("monitor_scale"), "irregular"});
+  Expected want;
+  const std::vector<int> sub = {3, 0, 2}; // the sub-communicator's world ranks, in its order
+  auto each_other = [&](int i, auto f) {
+    for (int j = 0; j < 3; ++j)
+      if (j != i)
+        f(j);
+  };
+  for (int i = 0; i < 3; ++i) {
+    each_other(i, [&](int j) {
+      add(want.C, sub[i], sub[j], 0); // Barrier
+      add(want.C, sub[i], sub[j], 4); // Allgather of 1 int
+      add(want.C, sub[i], sub[j], 0); // Alltoall of 0 ints: still a message
+      if (i > 0)                      // Allgatherv in place: sub rank i has i ints
+        add(want.C, sub[i], sub[j], 4 * i);
+      const int sendc[3] = {2, 0, 1}; // Alltoallv
+      if (sendc[j] > 0)
+        add(want.C, sub[i], sub[j], 4 * sendc[j]);
+      if (j > i) { // Scan of 1 int, Exscan of 2
+        add(want.C, sub[i], sub[j], 4);
+        add(want.C, sub[i], sub[j], 8);
+      }
+    });
+    if (i != 2)
+      add(want.C, sub[2], sub[i], 12); // Bcast of 3 ints from sub rank 2
+    if (i != 1)
+      add(want.C, sub[i], sub[1], 8); // Reduce of 2 ints to sub rank 1
+    if (i != 0 && i > 0)
+      add(want.C, sub[0], sub[i], 4 * i); // Scatterv from sub rank 0: i ints
+    if (i != 2 && i > 0)
+      add(want.C, sub[i], sub[2], 4 * i); // Gatherv to sub rank 2: i ints
+  }
+  for (int r = 0; r < N; ++r)
+    for (int remote : {r / 2 == 0 ? 2 : 0, r / 2 == 0 ? 3 : 1}) {
+      add(want.C, r, remote, 0); // intercommunicator Barrier
+      add(want.C, r, remote, 8); // and Allreduce of 2 ints
+    }
+  add(want.C, 1, 2, 20); // Bcast of 5 ints from MPI_ROOT (world 1) to the remote group
+  add(want.C, 1, 3, 20);
+  expect_run(run, want);
+  for (int r = 0; r < N; ++r) {
+    std::string line = "mpit: rank " + std::to_string(r) + " counts";
+    for (int j = 0; j < N; ++j) {
+      auto it = want.C.find({r, j});
+      line += " " + std::to_string(it == want.C.end() ? 0 : it->second.count);
+    }
+    line += " sizes";
+    for (int j = 0; j < N; ++j) {
+      auto it = want.C.find({r, j});
+      line += " " + std::to_string(it == want.C.end() ? 0 : it->second.bytes);
+    }
+    EXPECT_EQ(lines_with(run.result.out, line).size(), 1u) << line << "\n" << run.result.out;
+  }
+  // The freed sub-communicator's operations stay in its block: Barrier, Scan, Exscan,
+  // Allgather(v), Alltoall(v) are all-to-all, Bcast/Scatterv one-to-all, Reduce/Gatherv
+  // all-to-one; world rank 3 (sub rank 0) roots the Scatterv of 1 + 2 ints.
+  expect_comm(find_comm(run, 3, "", "3,0,2"), {Cell{1, 12}, Cell{}, Cell{7, 8 + 16 + 8 + 4}},
+              "rank 3 sub-communicator");
+}
+
+TEST(MonitorJson, DenseMatricesOnlyWhenSmallOrAskedForAndHosts) {
+  const Monitored sparse = run_pattern("ring", "argument json-dense-limit 3\n");
+  ASSERT_EQ(sparse.result.exit_code, 0) << describe(sparse.result);
+  EXPECT_EQ(json_problems(sparse.json, 3), "");
+  EXPECT_EQ(sparse.json["categories"]["p2p"].fields.count("counts"), 0u);
+  EXPECT_EQ(sparse.json["categories"]["p2p"]["entries"].items.size(), 4u);
+  EXPECT_EQ(sparse.json["categories"]["coll"]["entries"].items.size(), 0u);
+  Expected want;
+  for (int r = 0; r < N; ++r) {
+    want.p2p(r, next(r, 1), 400, 3);
+    want.p2p(r, next(r, 1), 0);
+  }
+  expect_run(run_pattern("ring", "argument json-dense-limit 3\nargument json-dense on\n"), want);
+  // Every rank runs on this host: all application bytes stay inside it.
+  char host[256] = {0};
+  ::gethostname(host, sizeof host - 1);
+  for (int r = 0; r < N; ++r)
+    EXPECT_EQ(sparse.json["hosts"][static_cast<std::size_t>(r)].text, host);
+  EXPECT_EQ(lines_with(sparse.result.err, "pnmpi monitor: application bytes inside nodes 4800, "
+                                          "between nodes 0 (1 hosts)")
+                .size(),
+            1u)
+      << sparse.result.err;
+}
+
+/// The world size of the scale test (PNMPI_TEST_SCALE_RANKS overrides it): 256 ranks under
+/// Open MPI; MPICH's ranks poll instead of yielding, so on 2 cores its 256-rank MPI_Finalize
+/// took 31 s (the output was exact): it runs 64.
+int scale_ranks() {
+  if (const char *n = std::getenv("PNMPI_TEST_SCALE_RANKS"))
+    return std::atoi(n);
+  return std::string(PNMPI_TEST_MPI_FLAVOR) == "openmpi" ? 256 : 64;
+}
+
+TEST(MonitorScale, RingBarriersAllreducesAndRandomPairsOnManyRanks) {
+  const int n = scale_ranks();
+  const std::uint64_t seed = 20261124;
+  const int pairs = 4 * n;
+  const auto started = std::chrono::steady_clock::now();
+  const Monitored run =
+      run_monitored({bin("monitor_scale"), "scale", std::to_string(seed), std::to_string(pairs)},
+                    "", "", n, {{"OMPI_MCA_mpi_yield_when_idle", "1"}}, {}, 900);
+  const double job_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  Expected want;
+  for (int r = 0; r < n; ++r)
+    want.p2p(r, (r + 1) % n, 8 * (r % 7 + 1), 3);
+  Lcg lcg{seed};
+  for (int k = 0; k < pairs; ++k) {
+    const int from = static_cast<int>(lcg() % static_cast<std::uint32_t>(n));
+    const int to = static_cast<int>(lcg() % static_cast<std::uint32_t>(n));
+    want.p2p(from, to, lcg() % 1000u);
+  }
+  for (int r = 0; r < n; ++r) {
+    for (int j = 0; j < n; ++j)
+      if (j != r)
+        add(want.C, r, j, 24, 2); // 2 allreduces of 3 doubles
+    for (int j = 0; j < n; ++j)
+      if (j != r)
+        add(want.C, r, j, 0, 2); // 2 barriers
+    want.cls(r, A2A, 24 * static_cast<std::uint64_t>(n - 1), 2);
+    want.cls(r, A2A, 0, 2);
+  }
+  for (int color = 0; color < 3; ++color) {
+    const std::vector<int> m = split_members(
+        n, color, [](int r) { return r % 3; }, [n](int r) { return (r * 7) % n; });
+    for (std::size_t i = 0; i < m.size(); ++i)
+      for (std::size_t j = 0; j < m.size(); ++j) {
+        if (i == 1 && j != 1 && m.size() > 1)
+          add(want.C, m[i], m[j], 16); // Bcast from its rank 1
+        if (j > i)
+          add(want.C, m[i], m[j], 4); // Scan of 1 int
+      }
+  }
+  expect_run(run, want);
+
+  // The model (docs/monitor.md, "Scale"): memory per rank grows with the peers a rank sends
+  // point-to-point messages to, not with the world: 2 fixed entries plus ~1.3 KB per peer
+  // (counters, histograms, index slots) and a few hundred bytes per communicator.
+  std::uint64_t most_peers = 0;
+  for (int r = 0; r < n; ++r) {
+    std::set<int> peers;
+    for (const auto &[pair, cell] : want.E)
+      if (pair.first == r)
+        peers.insert(pair.second);
+    most_peers = std::max<std::uint64_t>(most_peers, peers.size());
+  }
+  std::smatch m;
+  static const std::regex memory("memory per rank: max ([0-9]+) bytes");
+  ASSERT_TRUE(std::regex_search(run.result.err, m, memory)) << run.result.err;
+  const std::uint64_t bound = 4096 + 1536 * most_peers + 3 * 1024;
+  EXPECT_LE(std::stoull(m[1]), bound) << "peers " << most_peers << "\n" << run.result.err;
+
+  // The gathered file holds one entry per non-zero pair: at most ~40 bytes each, plus the
+  // host names; rank 0's MPI_Finalize gathers and writes it in time linear in that.
+  std::size_t entries = 0;
+  for (const auto &[name, cat] : run.json["categories"].fields)
+    entries += cat["entries"].items.size();
+  EXPECT_EQ(entries, want.E.size() + want.C.size());
+  // Up to json-dense-limit (64) ranks, also 16 dense matrices of numbers up to 12 digits.
+  const std::uintmax_t json_bytes = fs::file_size(run.dir + "/mon.json");
+  const std::size_t dense = n <= 64 ? 16 * static_cast<std::size_t>(n) * (13 * n + 12) : 0;
+  EXPECT_LE(json_bytes, 4096 + 40 * entries + 300 * static_cast<std::size_t>(n) + dense)
+      << json_bytes;
+  std::smatch f;
+  static const std::regex finalize("scale: finalize_s=([0-9.]+)");
+  ASSERT_TRUE(std::regex_search(run.result.out, f, finalize)) << run.result.out;
+  const double finalize_s = std::stod(f[1]);
+  // The model (docs/monitor.md, "Scale"), from bench/monitor on this 2-core machine: about
+  // 2 us per entry written and, oversubscribed, 10 ms per rank for the output's collectives
+  // under Open MPI (yielding ranks), 40 ms under MPICH (polling ranks); the bound is 5 times
+  // that.
+  const bool mpich = std::string(PNMPI_TEST_MPI_FLAVOR) != "openmpi";
+  const double model_s = 2e-6 * static_cast<double>(entries) + (mpich ? 0.04 : 0.01) * n;
+  EXPECT_LE(finalize_s, 5 * model_s + 2.0) << "entries " << entries;
+  std::printf("MonitorScale: %d ranks, job %.1f s, rank 0's MPI_Finalize %.3f s, %zu entries, "
+              "%ju bytes of JSON, %s\n",
+              n, job_s, finalize_s, entries, json_bytes, m[0].str().c_str());
 }
 
 } // namespace

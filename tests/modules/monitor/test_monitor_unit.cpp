@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -19,6 +20,7 @@
 
 #include "MPI_Monitoring.h"
 #include "histogram.h"
+#include "monitor.h"
 #include "options.h"
 #include "output_format.h"
 #include "rank_map.h"
@@ -690,7 +692,61 @@ TEST(MonitorOptions, DeclaredKeysAreTheParsedOnes) {
     EXPECT_FALSE(a.parse(o, error)) << key << " takes an empty value";
     EXPECT_NE(error.find("'" + key + "'"), std::string::npos) << key << ": " << error;
   }
-  EXPECT_EQ(count, 8);
+  EXPECT_EQ(count, 10);
+}
+
+// A communicator's collective volume, kept as "to every peer" and "to every higher rank"
+// counts, expands into exactly what one update per peer per call used to add, for intra-
+// and intercommunicators, regular and irregular rank maps, ranks outside MPI_COMM_WORLD.
+TEST(CollectiveVolume, ExpandsAsPerPeerLoops) {
+  std::uint64_t seed = 12345;
+  auto rnd = [&](std::uint64_t n) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return (seed >> 33) % n;
+  };
+  for (int trial = 0; trial < 200; ++trial) {
+    const int size = 1 + static_cast<int>(rnd(40));
+    const bool inter = rnd(4) == 0;
+    std::vector<int> worlds(static_cast<std::size_t>(size));
+    for (int r = 0; r < size; ++r) // irregular, regular or with a process outside the world
+      worlds[static_cast<std::size_t>(r)] = trial % 3 == 0   ? 100 - 3 * r
+                                            : trial % 3 == 1 ? static_cast<int>(rnd(1000))
+                                                             : (r == 1 ? -1 : 7 + r);
+    if (trial % 3 == 1) { // distinct ranks
+      std::sort(worlds.begin(), worlds.end());
+      for (int r = 0; r < size; ++r)
+        worlds[static_cast<std::size_t>(r)] += r;
+      std::reverse(worlds.begin(), worlds.end());
+    }
+    CollStats s;
+    s.inter = inter;
+    s.rank = static_cast<int>(rnd(static_cast<std::uint64_t>(size)));
+    (inter ? s.remote : s.procs).assign(worlds);
+    std::map<int, std::pair<std::uint64_t, std::uint64_t>> want; // world -> (count, bytes)
+    const int calls = 1 + static_cast<int>(rnd(20));
+    for (int c = 0; c < calls; ++c) {
+      const std::uint64_t bytes = rnd(3) == 0 ? 0 : rnd(5000);
+      const bool up = !inter && rnd(3) == 0;
+      (up ? s.up_count : s.all_count)[kApp].fetch_add(1);
+      (up ? s.up_bytes : s.all_bytes)[kApp].fetch_add(bytes);
+      for (int r = 0; r < size; ++r) {
+        const int w = worlds[static_cast<std::size_t>(r)];
+        if (w < 0 || (!inter && r == s.rank) || (up && r <= s.rank))
+          continue;
+        ++want[w].first;
+        want[w].second += bytes;
+      }
+    }
+    std::map<int, std::pair<std::uint64_t, std::uint64_t>> got;
+    expand(s, kApp, [&](int w, std::uint64_t count, std::uint64_t bytes) {
+      got[w].first += count;
+      got[w].second += bytes;
+    });
+    std::size_t tool_peers = 0;
+    expand(s, kTool, [&](int, std::uint64_t, std::uint64_t) { ++tool_peers; });
+    EXPECT_EQ(got, want) << "trial " << trial << ", size " << size << (inter ? " inter" : "");
+    EXPECT_EQ(tool_peers, 0u);
+  }
 }
 
 } // namespace

@@ -1,0 +1,126 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the pnmpi authors
+"""Nodes and slots: `--nodes NxC`, `--hostfile FILE`, the natural placement, and the
+bytes a placement sends across nodes."""
+
+import re
+
+import numpy as np
+
+from .errors import ReportError
+
+_NODES = re.compile(r"\A(\d+)x(\d+)\Z")
+_OMPI_LINE = re.compile(r"\A(\S+)((?:\s+\S+=\S+)*)\Z")
+_MPICH_LINE = re.compile(r"\A([^\s:]+):(\d+)\Z")
+
+
+class Nodes:
+    """Named nodes with a number of slots each."""
+
+    def __init__(self, names, slots, origin):
+        self.names = list(names)
+        self.slots = [int(s) for s in slots]
+        self.origin = origin  # how they were given, for messages
+
+    @property
+    def capacity(self):
+        return sum(self.slots)
+
+
+def add_node_arguments(parser, required=False, purpose="assume this placement when the "
+                       "input does not name hosts"):
+    g = parser.add_mutually_exclusive_group(required=required)
+    g.add_argument("--nodes", metavar="NxC",
+                   help="N nodes of C slots each, e.g. 4x8 (%s)" % purpose)
+    g.add_argument("--hostfile", metavar="FILE",
+                   help="an Open MPI hostfile (`host slots=C`) or MPICH machine file "
+                        "(`host:C`) (%s)" % purpose)
+
+
+def nodes_from_args(args, default_names=None):
+    if getattr(args, "nodes", None):
+        m = _NODES.match(args.nodes)
+        if not m or int(m.group(1)) < 1 or int(m.group(2)) < 1:
+            raise ReportError("--nodes must be NxC with positive N and C, such as 4x8, not %r"
+                              % args.nodes)
+        n, c = int(m.group(1)), int(m.group(2))
+        names = default_names if default_names and len(default_names) == n else \
+            ["node%d" % i for i in range(n)]
+        return Nodes(names, [c] * n, "--nodes %s" % args.nodes)
+    if getattr(args, "hostfile", None):
+        return read_hostfile(args.hostfile)
+    return None
+
+
+def read_hostfile(path):
+    """Open MPI (`host [slots=N] [max_slots=M]`, a repeated host adds a slot per line when it
+    names no slots) and MPICH (`host:N`) forms; `#` starts a comment."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().split("\n")
+    except OSError as e:
+        raise ReportError("cannot read the hostfile: %s" % e.strerror, path)
+    except UnicodeDecodeError:
+        raise ReportError("the hostfile is not UTF-8 text", path)
+    names, slots = [], []
+    for ln, raw in enumerate(lines, 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        m = _MPICH_LINE.match(line)
+        if m:
+            host, n = m.group(1), int(m.group(2))
+        else:
+            m = _OMPI_LINE.match(line)
+            if not m:
+                raise ReportError("not a hostfile line (`host slots=N` or `host:N`): %r"
+                                  % raw, path, ln)
+            host, n = m.group(1), 1
+            for kv in m.group(2).split():
+                k, v = kv.split("=", 1)
+                if k == "slots":
+                    if not v.isdigit():
+                        raise ReportError("slots must be a whole number, not %r" % v, path, ln)
+                    n = int(v)
+                elif k not in ("max_slots", "max-slots"):
+                    raise ReportError("unknown field %r (slots= and max_slots= are "
+                                      "understood)" % k, path, ln)
+        if n < 1:
+            raise ReportError("a host with no slots", path, ln)
+        if host in names:
+            slots[names.index(host)] += n
+        else:
+            names.append(host)
+            slots.append(n)
+    if not names:
+        raise ReportError("the hostfile names no host", path)
+    return Nodes(names, slots, "hostfile %s" % path)
+
+
+def natural_placement(nodes, nranks):
+    """Ranks fill the nodes in order, each to its slots: what mpirun does with this
+    hostfile by default (Open MPI's --map-by slot, MPICH's machine file)."""
+    if nranks > nodes.capacity:
+        raise ReportError("%d ranks do not fit into %d slots (%s)"
+                          % (nranks, nodes.capacity, nodes.origin))
+    return np.repeat(np.arange(len(nodes.slots)), nodes.slots)[:nranks]
+
+
+def inter_node_bytes(matrix, node_of):
+    """Bytes of the matrix whose sender and receiver are on different nodes."""
+    node_of = np.asarray(node_of)
+    cross = node_of[matrix.src] != node_of[matrix.dst]
+    return int(matrix.val[cross].sum())
+
+
+def apply_assumed_hosts(run, args):
+    """With --nodes/--hostfile, a run without host names is given the natural placement."""
+    nodes = nodes_from_args(args)
+    if nodes is None:
+        return
+    if run.hosts is not None:
+        raise ReportError("%s names the host of every rank already: --nodes and --hostfile "
+                          "are for inputs that do not" % run.source)
+    node_of = natural_placement(nodes, run.world_size)
+    run.hosts = [nodes.names[k] for k in node_of]
+    run.hosts_assumed = True
