@@ -4,6 +4,8 @@
 /* The delay module: every send-family call waits `argument delay-us N` microseconds
  * (default 100) before it goes on to the next layer; everything else passes untouched.
  * Stacking k copies adds k delays, which is how the tests prove that layers compose.
+ * `argument ranks 1,3` slows only those ranks of MPI_COMM_WORLD (default: all), which is how
+ * a trace test injects a slowdown where it knows it.
  *
  * The wait is a busy loop on CLOCK_MONOTONIC (a vDSO call, no system call), accurate to
  * well under a microsecond on an idle core. Persistent sends are delayed at every
@@ -21,17 +23,83 @@
 #include <time.h>
 #include <unistd.h>
 
-PNMPI_MODULE_ARGUMENTS("delay-us");
+PNMPI_MODULE_ARGUMENTS("delay-us ranks");
 
 static long long g_delay_ns = 100 * 1000LL;
 
+/* `argument ranks`: the listed world ranks, or none listed (every rank is slowed). */
+#define MAX_LISTED 4096
+static int g_listed[MAX_LISTED];
+static int g_nlisted;
+/* Whether this rank is slowed: -1 until the first send asks (the rank is known only once MPI
+ * runs, and the module does not wrap MPI_Init). Racing threads compute the same value. */
+static volatile int g_slowed = -1;
+
+static int this_rank_slowed(void) {
+  if (g_slowed >= 0)
+    return g_slowed;
+  int rank = 0, size = 1, slowed = g_nlisted == 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  for (int i = 0; i < g_nlisted; ++i) {
+    if (g_listed[i] == rank)
+      slowed = 1;
+    if (g_listed[i] >= size && rank == 0)
+      fprintf(stderr,
+              "pnmpi: module 'delay': argument 'ranks' lists rank %d, but the job has %d "
+              "ranks: that rank is never slowed\n",
+              g_listed[i], size);
+  }
+  g_slowed = slowed;
+  return slowed;
+}
+
 static void spin(void) {
+  if (!this_rank_slowed())
+    return;
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
   const long long until = now.tv_sec * 1000000000LL + now.tv_nsec + g_delay_ns;
   do
     clock_gettime(CLOCK_MONOTONIC, &now);
   while (now.tv_sec * 1000000000LL + now.tv_nsec < until);
+}
+
+/* `argument ranks 1,3`: world ranks separated by commas (blanks around them allowed), each
+ * read by the core's own number parser. */
+static void parse_ranks(const char *text) {
+  char item[64];
+  const char *p = text;
+  for (;;) {
+    const char *comma = strchr(p, ',');
+    size_t n = comma != NULL ? (size_t)(comma - p) : strlen(p);
+    while (n > 0 && (*p == ' ' || *p == '\t')) {
+      ++p;
+      --n;
+    }
+    while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+      --n;
+    long rank = 0;
+    char problem[256] = "";
+    if (n >= sizeof item || g_nlisted == MAX_LISTED) {
+      snprintf(problem, sizeof problem, "has too many or too long items");
+    } else {
+      memcpy(item, p, n);
+      item[n] = '\0';
+      pnmpi_parse_long(item, 0, 1L << 30, &rank, problem, sizeof problem);
+    }
+    if (problem[0] != '\0') {
+      fprintf(stderr,
+              "pnmpi: module 'delay': argument 'ranks' must be world ranks separated by "
+              "commas, as 'ranks 1,3', not '%s': the item %s\n",
+              text, problem);
+      _exit(1);
+    }
+    g_listed[g_nlisted++] = (int)rank;
+    if (comma == NULL)
+      break;
+    p = comma + 1;
+  }
 }
 
 /* Reads `argument delay-us N` through the core's typed reader, as any module would: the core
@@ -47,6 +115,11 @@ PNMPI_EXPORT void pnmpi_module_loaded(PNMPI_modHandle_t self) {
   default:
     _exit(1);
   }
+  const char *ranks = NULL;
+  if (pnmpi_argument_string(self, "ranks", PNMPI_ARG_NONEMPTY, &ranks) == PNMPI_BADARG)
+    _exit(1);
+  if (ranks != NULL)
+    parse_ranks(ranks);
 }
 
 /* Persistent send requests, so MPI_Start can tell sends from receives. Few and long-lived:

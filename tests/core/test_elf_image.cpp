@@ -57,7 +57,7 @@ TEST(ElfImage, ReadsWrappersCallSitesAndHooksOfABuiltModule) {
   EXPECT_FALSE(img.unknown_xmpi.empty()) << "XMPI_Bsend etc. are not in this small index";
   EXPECT_EQ(img.pnmpi_syms.count("pnmpi_module_loaded"), 1u);
   ASSERT_TRUE(img.argument_keys.has_value()) << "delay declares its arguments";
-  EXPECT_EQ(*img.argument_keys, (std::vector<std::string>{"delay-us"}));
+  EXPECT_EQ(*img.argument_keys, (std::vector<std::string>{"delay-us", "ranks"}));
   EXPECT_FALSE(img.code.empty());
 }
 

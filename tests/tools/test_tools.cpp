@@ -331,9 +331,10 @@ TEST(Check, AnArgumentTheModuleDoesNotTakeIsAnError) {
       conf_file("module delay\nargument delay_us 200000\nmodule api_probe\nargument anything 1\n");
   const RunResult r = info({"--check", "-c", conf, "-L", PNMPI_MODULE_BUILD_DIR});
   EXPECT_EQ(r.exit_code, 1) << describe(r);
-  EXPECT_EQ(r.err, "pnmpi-info: " + conf +
-                       ":2: module 'delay' takes no argument 'delay_us' (it takes delay-us); "
-                       "check the spelling\n")
+  EXPECT_EQ(r.err,
+            "pnmpi-info: " + conf +
+                ":2: module 'delay' takes no argument 'delay_us' (it takes delay-us, ranks); "
+                "check the spelling\n")
       << describe(r);
   const RunResult ok = info({"--check", "-c", conf_file("module delay\nargument delay-us 0x10\n"),
                              "-L", PNMPI_MODULE_BUILD_DIR});

@@ -95,7 +95,36 @@ TEST(Delay, AMisspeltArgumentStopsTheJob) {
   EXPECT_NE(r.exit_code, 0) << describe(r);
   EXPECT_FALSE(r.timed_out);
   EXPECT_FALSE(lines_with(r.err, ".conf:2: module 'delay' takes no argument 'delay_us' (it takes "
-                                 "delay-us); check the spelling")
+                                 "delay-us, ranks); check the spelling")
+                   .empty())
+      << r.err;
+}
+
+// `argument ranks` slows the listed world ranks only. Rank 0 prints the shortest time one of
+// its sends took and the mean round trip with rank 1: with rank 1 listed, rank 0's sends are
+// fast and every round trip carries rank 1's delay; with rank 0 listed, rank 0's sends are slow.
+TEST(Delay, SlowsOnlyTheListedRanks) {
+  constexpr int kDelay = 300;
+  const std::string base = "module delay\nargument delay-us " + std::to_string(kDelay) + "\n";
+  const RunResult other = run_with(base + "argument ranks 1\n", {app("pingpong_app"), "50"});
+  ASSERT_EQ(other.exit_code, 0) << describe(other);
+  EXPECT_LT(value_of(other, "send_min_us"), 0.5 * kDelay) << other.out;
+  EXPECT_GE(value_of(other, "rtt_us"), 0.99 * kDelay) << other.out;
+  const RunResult self = run_with(base + "argument ranks 2, 0\n", {app("pingpong_app"), "50"});
+  ASSERT_EQ(self.exit_code, 0) << describe(self);
+  EXPECT_GE(value_of(self, "send_min_us"), 0.99 * kDelay) << self.out;
+  // Rank 2 does not exist in a 2-rank job: said once, not ignored silently.
+  EXPECT_EQ(lines_with(self.err, "argument 'ranks' lists rank 2, but the job has 2 ranks").size(),
+            1u)
+      << self.err;
+}
+
+TEST(Delay, RejectsAMalformedRankList) {
+  const RunResult r = run_with("module delay\nargument ranks 1,x\n", {app("delay_app"), "1"});
+  EXPECT_NE(r.exit_code, 0) << describe(r);
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_FALSE(lines_with(r.err, "pnmpi: module 'delay': argument 'ranks' must be world ranks "
+                                 "separated by commas, as 'ranks 1,3', not '1,x'")
                    .empty())
       << r.err;
 }

@@ -1,0 +1,595 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Copyright (c) 2026 the pnmpi authors
+
+// The trace's life cycle: arguments, per-thread buffers and their flushing, the registries
+// of communicators, windows, files and requests, MPI_Init and MPI_Finalize, and the clock
+// offsets measured at both.
+
+#include "trace.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace pnmpi::trace {
+
+State g;
+thread_local ThreadBuffer *t_buffer = nullptr;
+bool g_use_tsc = false;
+
+ClockPair clock_pair() noexcept {
+  ClockPair best;
+  std::uint64_t window = UINT64_MAX;
+  for (int i = 0; i < 32; ++i) {
+    const std::uint64_t a = now();
+    const std::uint64_t ns = monotonic_ns();
+    const std::uint64_t b = now();
+    if (b - a < window) {
+      window = b - a;
+      best.tick = a + (b - a) / 2;
+      best.ns = ns;
+    }
+  }
+  return best;
+}
+
+/// The time-stamp counter is used where the kernel keeps CLOCK_MONOTONIC with it: then it
+/// is invariant (constant rate, runs in every state) and the same on every core.
+static bool tsc_usable() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  FILE *f = std::fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+  if (f == nullptr)
+    return false;
+  char name[32] = {};
+  const bool ok = std::fgets(name, sizeof name, f) != nullptr && std::strncmp(name, "tsc", 3) == 0;
+  std::fclose(f);
+  return ok;
+#else
+  return false;
+#endif
+}
+
+void report(const std::string &message) noexcept {
+  std::fprintf(stderr, "pnmpi: module 'trace': %s\n", message.c_str());
+  std::fflush(stderr);
+}
+
+namespace {
+
+constexpr std::size_t kDefaultBuffer = 16u << 20;
+constexpr std::size_t kMinBuffer = 64 * sizeof(Record);
+
+/// Where records go that cannot be kept; never read.
+thread_local Record t_scratch;
+
+std::string spill_path(std::uint32_t thread) {
+  return g.output + "/raw/rank" + std::to_string(g.rank) + ".thread" + std::to_string(thread) +
+         ".raw";
+}
+
+bool write_all(int fd, const void *data, std::size_t size) noexcept {
+  const char *p = static_cast<const char *>(data);
+  while (size > 0) {
+    const ssize_t n = ::write(fd, p, size);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    p += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+} // namespace
+
+ThreadBuffer *make_buffer() noexcept {
+  auto *b = new (std::nothrow) ThreadBuffer;
+  if (b == nullptr) {
+    // Nothing can be kept for this thread; a one-record buffer that is always full counts
+    // every record as dropped.
+    static ThreadBuffer lost;
+    lost.full = true;
+    t_buffer = &lost;
+    return &lost;
+  }
+  const std::size_t n = g.buffer_records;
+  b->base = static_cast<Record *>(std::malloc(n * sizeof(Record)));
+  if (b->base == nullptr) {
+    b->full = true;
+    report("out of memory for a trace buffer of " + std::to_string(n * sizeof(Record)) +
+           " bytes: this thread's calls are counted as dropped");
+  }
+  b->pos = b->base;
+  b->end = b->base == nullptr ? nullptr : b->base + n;
+  {
+    std::lock_guard<std::mutex> guard(g.lock);
+    b->index = g.threads++;
+    b->next = g.buffers;
+    g.buffers = b;
+  }
+  t_buffer = b;
+  return b;
+}
+
+/// Writes the buffer's records to its spill file and empties it. False if they were lost.
+static bool flush(ThreadBuffer *b) noexcept {
+  const std::size_t n = static_cast<std::size_t>(b->pos - b->base);
+  if (n == 0)
+    return true;
+  if (b->fd < 0) {
+    const std::string path = spill_path(b->index);
+    b->fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (b->fd < 0) {
+      report("cannot create spill file '" + path + "': " + std::strerror(errno) + "; " +
+             std::to_string(n) + " events of this buffer are dropped");
+      b->dropped += n;
+      b->pos = b->base;
+      return false;
+    }
+  }
+  const bool ok = write_all(b->fd, b->base, n * sizeof(Record));
+  if (ok) {
+    b->spilled += n;
+  } else {
+    report("cannot write spill file '" + spill_path(b->index) + "': " + std::strerror(errno) +
+           "; " + std::to_string(n) + " events are dropped");
+    b->dropped += n;
+  }
+  b->flushes++;
+  b->pos = b->base;
+  return ok;
+}
+
+Record *buffer_full(ThreadBuffer *b) noexcept {
+  if (b->full || g.on_full == OnFull::kDrop || b->base == nullptr) {
+    b->full = true;
+    b->dropped++;
+    return &t_scratch;
+  }
+  const std::uint64_t t0 = now();
+  flush(b);
+  Record *f = b->pos++;
+  *f = Record{};
+  f->t0 = t0;
+  f->t1 = now();
+  f->kind = kFlush;
+  return b->pos++;
+}
+
+std::uint64_t remember(MPI_Request request, Pending p) noexcept {
+  std::lock_guard<std::mutex> guard(g.lock);
+  p.id = g.next_id++;
+  if (request == MPI_REQUEST_NULL)
+    return p.id;
+  try {
+    g.requests[key_of(request)] = p;
+    g.pending.store(g.requests.size(), std::memory_order_relaxed);
+  } catch (...) {
+    report("out of memory: the completion of a nonblocking operation is not recorded");
+  }
+  return p.id;
+}
+
+void forget(MPI_Request request) noexcept {
+  if (g.pending.load(std::memory_order_relaxed) == 0)
+    return;
+  std::lock_guard<std::mutex> guard(g.lock);
+  g.requests.erase(key_of(request));
+  g.pending.store(g.requests.size(), std::memory_order_relaxed);
+}
+
+void complete_requests(int count, const MPI_Request *before, const MPI_Status *statuses,
+                       const int *done, std::uint64_t t) noexcept {
+  if (g.pending.load(std::memory_order_relaxed) == 0)
+    return;
+  std::lock_guard<std::mutex> guard(g.lock);
+  for (int i = 0; i < count; ++i) {
+    if (!done[i] || before[i] == MPI_REQUEST_NULL)
+      continue;
+    auto it = g.requests.find(key_of(before[i]));
+    if (it == g.requests.end())
+      continue;
+    const Pending p = it->second;
+    g.requests.erase(it);
+    const MPI_Status *st = &statuses[i];
+    int cancelled = 0;
+    PMPI_Test_cancelled(st, &cancelled);
+    const auto r = static_cast<Routine>(p.routine);
+    if (cancelled) {
+      op_record(kRequestCancelled, r, t)->x = p.id;
+    } else if (p.kind == kIsend) {
+      op_record(kIsendComplete, r, t)->x = p.id;
+    } else if (p.kind == kIrecvRequest) {
+      Record *o = op_record(kIrecv, r, t);
+      o->object = p.object;
+      o->peer = st->MPI_SOURCE;
+      o->tag = st->MPI_TAG;
+      o->bytes = status_bytes(st);
+      o->x = p.id;
+    } else if (p.kind == kIoIssued) {
+      Record *o = op_record(kIoComplete, r, t);
+      o->object = p.object;
+      o->bytes2 = status_bytes(st);
+      o->x = p.id;
+    }
+  }
+  g.pending.store(g.requests.size(), std::memory_order_relaxed);
+}
+
+namespace {
+
+std::vector<int> world_of(MPI_Group group) {
+  int n = 0;
+  PMPI_Group_size(group, &n);
+  std::vector<int> ranks(static_cast<std::size_t>(n)), world(static_cast<std::size_t>(n), -1);
+  for (int i = 0; i < n; ++i)
+    ranks[static_cast<std::size_t>(i)] = i;
+  if (n > 0)
+    PMPI_Group_translate_ranks(group, n, ranks.data(), g.world_group, world.data());
+  return world;
+}
+
+void add_entry(std::vector<GroupEntry> &list, GroupEntry e) {
+  std::lock_guard<std::mutex> guard(g.lock);
+  for (const GroupEntry &o : list)
+    if (o.world == e.world)
+      e.ordinal++;
+  list.push_back(std::move(e));
+}
+
+} // namespace
+
+void register_comm(MPI_Comm comm, std::uint64_t t) noexcept {
+  if (comm == MPI_COMM_NULL)
+    return;
+  int inter = 0;
+  // Inter-communicators are not registered: their peers are ranks of the remote group,
+  // which an OTF2 communicator definition cannot describe (docs/trace.md).
+  if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+    return;
+  try {
+    MPI_Group group;
+    PMPI_Comm_group(comm, &group);
+    GroupEntry e;
+    e.handle = key_of(comm);
+    e.created = t;
+    e.world = world_of(group);
+    PMPI_Group_free(&group);
+    add_entry(g.comms, std::move(e));
+  } catch (...) {
+    report("out of memory: a communicator is not recorded");
+  }
+}
+
+void register_win(MPI_Win win, MPI_Comm over, std::uint64_t t) noexcept {
+  if (win == MPI_WIN_NULL)
+    return;
+  try {
+    MPI_Group group;
+    PMPI_Win_get_group(win, &group);
+    GroupEntry e;
+    e.handle = key_of(win);
+    e.created = t;
+    e.world = world_of(group);
+    e.comm = key_of(over);
+    PMPI_Group_free(&group);
+    add_entry(g.wins, std::move(e));
+  } catch (...) {
+    report("out of memory: a window is not recorded");
+  }
+}
+
+void register_file(MPI_File file, const char *path, MPI_Comm comm, int amode,
+                   std::uint64_t t) noexcept {
+  try {
+    FileEntry e;
+    e.handle = key_of(file);
+    e.created = t;
+    e.path = path != nullptr ? path : "";
+    e.comm = key_of(comm);
+    e.amode = amode;
+    std::lock_guard<std::mutex> guard(g.lock);
+    g.files.push_back(std::move(e));
+  } catch (...) {
+    report("out of memory: a file is not recorded");
+  }
+}
+
+namespace {
+
+// ---- arguments ------------------------------------------------------------------------------
+
+const pnmpi_flag_t kClassWords[] = {
+    {"p2p", kClassP2P}, {"request", kClassRequest}, {"coll", kClassColl},
+    {"rma", kClassRma}, {"io", kClassIo},           {"comm", kClassComm},
+    {"env", kClassEnv}, {"all", kClassAll},         {nullptr, 0}};
+
+/// `argument buffer SIZE`: bytes, with an optional K, M or G (powers of 1024).
+bool parse_size(const char *text, std::size_t *bytes) {
+  char *end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(text, &end, 10);
+  if (end == text || errno != 0 || text[0] == '-')
+    return false;
+  unsigned long long mult = 1;
+  if (*end == 'K' || *end == 'k')
+    mult = 1ull << 10;
+  else if (*end == 'M' || *end == 'm')
+    mult = 1ull << 20;
+  else if (*end == 'G' || *end == 'g')
+    mult = 1ull << 30;
+  if (mult != 1)
+    ++end;
+  if (*end != '\0' || v > (1ull << 40) / mult)
+    return false;
+  *bytes = static_cast<std::size_t>(v * mult);
+  return true;
+}
+
+void read_arguments(PNMPI_modHandle_t self) {
+  unsigned classes = kClassAll;
+  if (pnmpi_argument_flags(self, "trace", PNMPI_ARG_OPTIONAL, kClassWords, &classes) ==
+      PNMPI_BADARG)
+    _exit(1);
+  for (int r = 0; r < kRoutineCount; ++r)
+    g.enabled[r] = (kRoutines[r].cls & classes) != 0;
+
+  const char *list = nullptr;
+  if (pnmpi_argument_string(self, "routines", PNMPI_ARG_NONEMPTY, &list) == PNMPI_BADARG)
+    _exit(1);
+  if (list != nullptr) {
+    // A list of routines replaces the classes: exactly those are traced.
+    std::fill(std::begin(g.enabled), std::end(g.enabled), false);
+    std::string text(list);
+    std::size_t start = 0;
+    while (start <= text.size()) {
+      std::size_t comma = text.find(',', start);
+      if (comma == std::string::npos)
+        comma = text.size();
+      std::string word = text.substr(start, comma - start);
+      word.erase(0, word.find_first_not_of(" \t"));
+      word.erase(word.find_last_not_of(" \t") + 1);
+      int found = -1;
+      for (int r = 0; r < kRoutineCount; ++r)
+        if (word == kRoutines[r].name)
+          found = r;
+      if (found < 0) {
+        report("argument 'routines': '" + word +
+               "' is not a routine the trace wraps; name routines as MPI_Send, separated by "
+               "commas (docs/trace.md lists them)");
+        _exit(1);
+      }
+      g.enabled[found] = true;
+      start = comma + 1;
+    }
+  }
+
+  std::size_t bytes = kDefaultBuffer;
+  const char *size = nullptr;
+  if (pnmpi_argument_string(self, "buffer", PNMPI_ARG_NONEMPTY, &size) == PNMPI_BADARG)
+    _exit(1);
+  if (size != nullptr && (!parse_size(size, &bytes) || bytes < kMinBuffer)) {
+    report("argument 'buffer' must be a size in bytes of at least " + std::to_string(kMinBuffer) +
+           ", with an optional K, M or G, not '" + size + "'");
+    _exit(1);
+  }
+  g.buffer_records = bytes / sizeof(Record);
+
+  static const char *const kOnFull[] = {"flush", "drop", nullptr};
+  int choice = 0;
+  if (pnmpi_argument_choice(self, "on-full", PNMPI_ARG_OPTIONAL, kOnFull, &choice) == PNMPI_BADARG)
+    _exit(1);
+  g.on_full = choice == 1 ? OnFull::kDrop : OnFull::kFlush;
+
+  const char *output = "pnmpi-trace";
+  if (pnmpi_argument_string(self, "output", PNMPI_ARG_NONEMPTY, &output) == PNMPI_BADARG)
+    _exit(1);
+  g.output = output;
+  while (g.output.size() > 1 && g.output.back() == '/')
+    g.output.pop_back();
+}
+
+// ---- start and end -------------------------------------------------------------------------
+
+/// Makes `path` and its parents; an error message, or empty.
+std::string make_directories(const std::string &path) {
+  for (std::size_t i = 1; i <= path.size(); ++i) {
+    if (i < path.size() && path[i] != '/')
+      continue;
+    const std::string part = path.substr(0, i);
+    if (::mkdir(part.c_str(), 0755) != 0 && errno != EEXIST)
+      return "cannot create directory '" + part + "': " + std::strerror(errno);
+  }
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return "'" + path + "' is not a directory";
+  return "";
+}
+
+const char kIncompleteText[] =
+    "This trace is incomplete: the job started writing it at MPI_Init and has not (yet)\n"
+    "finished it at MPI_Finalize (it is still running, was killed, or failed). The raw\n"
+    "records flushed so far are in raw/ (64-byte records, see docs/trace.md).\n";
+
+/// Rank 0: prepares the output directory; an error message, or empty.
+std::string prepare_output() {
+  std::string error = make_directories(g.output);
+  if (error.empty())
+    error = make_directories(g.output + "/raw");
+  if (!error.empty())
+    return error;
+  // An earlier run's archive in the same directory is replaced, never mixed with this one
+  // (OTF2 refuses to write into an existing archive directory). Only what the trace writes
+  // is removed: a directory holding anything else is an error.
+  std::remove((g.output + "/traces.otf2").c_str());
+  std::remove((g.output + "/traces.def").c_str());
+  std::remove((g.output + "/summary.txt").c_str());
+  for (const char *sub : {"/traces", "/raw"}) {
+    const std::string dir = g.output + sub;
+    if (DIR *d = ::opendir(dir.c_str())) {
+      while (const dirent *e = ::readdir(d)) {
+        const std::string name = e->d_name;
+        const auto ends = [&](const char *suffix) {
+          const std::size_t n = std::strlen(suffix);
+          return name.size() > n && name.compare(name.size() - n, n, suffix) == 0;
+        };
+        if (ends(".evt") || ends(".def") || ends(".raw"))
+          std::remove((dir + "/" + name).c_str());
+      }
+      ::closedir(d);
+    }
+  }
+  if (::rmdir((g.output + "/traces").c_str()) != 0 && errno != ENOENT)
+    return "cannot replace the earlier archive in '" + g.output +
+           "/traces': " + std::strerror(errno) + " (it holds files the trace did not write?)";
+  const std::string marker = g.output + "/INCOMPLETE";
+  FILE *f = std::fopen(marker.c_str(), "w");
+  if (f == nullptr)
+    return "cannot write '" + marker + "': " + std::strerror(errno);
+  const bool ok = std::fputs(kIncompleteText, f) >= 0;
+  if (std::fclose(f) != 0 || !ok)
+    return "cannot write '" + marker + "': " + std::strerror(errno);
+  return "";
+}
+
+/// The offset (ns) to add to this rank's clock to read rank 0's, measured by ping-pong
+/// with rank 0 (the round trip with the shortest time wins). Ranks on rank 0's host share
+/// its CLOCK_MONOTONIC: their offset is exactly 0, not a measurement's noise.
+double measure_offset(const std::vector<std::string> &hosts) {
+  constexpr int kRounds = 10;
+  double mine = 0;
+  for (int r = 1; r < g.size; ++r) {
+    if (hosts[static_cast<std::size_t>(r)] == hosts[0])
+      continue;
+    if (g.rank == 0) {
+      double best_rtt = 1e30, best = 0;
+      for (int i = 0; i < kRounds; ++i) {
+        std::uint64_t remote = 0;
+        const std::uint64_t t0 = monotonic_ns();
+        PMPI_Send(nullptr, 0, MPI_BYTE, r, 1, g.comm);
+        PMPI_Recv(&remote, 1, MPI_UINT64_T, r, 2, g.comm, MPI_STATUS_IGNORE);
+        const std::uint64_t t1 = monotonic_ns();
+        const double rtt = static_cast<double>(t1 - t0);
+        if (rtt < best_rtt) {
+          best_rtt = rtt;
+          best =
+              (static_cast<double>(t0) + static_cast<double>(t1)) / 2 - static_cast<double>(remote);
+        }
+      }
+      PMPI_Send(&best, 1, MPI_DOUBLE, r, 3, g.comm);
+    } else if (g.rank == r) {
+      for (int i = 0; i < kRounds; ++i) {
+        PMPI_Recv(nullptr, 0, MPI_BYTE, 0, 1, g.comm, MPI_STATUS_IGNORE);
+        const std::uint64_t t = monotonic_ns();
+        PMPI_Send(&t, 1, MPI_UINT64_T, 0, 2, g.comm);
+      }
+      PMPI_Recv(&mine, 1, MPI_DOUBLE, 0, 3, g.comm, MPI_STATUS_IGNORE);
+    }
+  }
+  return mine;
+}
+
+std::vector<std::string> g_hosts;
+
+void start() {
+  PMPI_Comm_dup(MPI_COMM_WORLD, &g.comm);
+  PMPI_Comm_rank(g.comm, &g.rank);
+  PMPI_Comm_size(g.comm, &g.size);
+  PMPI_Comm_group(MPI_COMM_WORLD, &g.world_group);
+
+  std::string error = g.rank == 0 ? prepare_output() : "";
+  int failed = error.empty() ? 0 : 1;
+  PMPI_Bcast(&failed, 1, MPI_INT, 0, g.comm);
+  if (failed) {
+    if (g.rank == 0)
+      report(error + "; choose a writable directory with 'argument output DIR' under 'module "
+                     "trace' in the configuration");
+    PMPI_Abort(MPI_COMM_WORLD, 1);
+    _exit(1);
+  }
+
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  std::vector<char> all(static_cast<std::size_t>(g.size) * sizeof host);
+  PMPI_Allgather(host, sizeof host, MPI_CHAR, all.data(), sizeof host, MPI_CHAR, g.comm);
+  for (int r = 0; r < g.size; ++r)
+    g_hosts.emplace_back(&all[static_cast<std::size_t>(r) * sizeof host]);
+
+  register_comm(MPI_COMM_WORLD, 0);
+  register_comm(MPI_COMM_SELF, 0);
+  g.offset_init = measure_offset(g_hosts);
+  g.init = clock_pair();
+  g.active.store(true, std::memory_order_release);
+}
+
+} // namespace
+
+const std::vector<std::string> &hosts() {
+  return g_hosts;
+}
+
+} // namespace pnmpi::trace
+
+using namespace pnmpi::trace;
+
+PNMPI_MODULE_ARGUMENTS("output trace routines buffer on-full");
+
+extern "C" {
+
+PNMPI_EXPORT void pnmpi_module_loaded(PNMPI_modHandle_t self) {
+  read_arguments(self);
+  g_use_tsc = tsc_usable();
+  for (int r = 0; r < kRoutineCount; ++r)
+    g.pnmpi_id[r] = pnmpi_routine_id(kRoutines[r].name);
+}
+
+PNMPI_EXPORT int MPI_Init(int *argc, char ***argv) {
+  const std::uint64_t t0 = now();
+  const int rc = PMPI_Init(argc, argv);
+  if (rc == MPI_SUCCESS) {
+    start();
+    if (g.enabled[r_Init])
+      call_record(r_Init, t0, now());
+  }
+  return rc;
+}
+
+PNMPI_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+  const std::uint64_t t0 = now();
+  const int rc = PMPI_Init_thread(argc, argv, required, provided);
+  if (rc == MPI_SUCCESS) {
+    start();
+    if (g.enabled[r_Init_thread])
+      call_record(r_Init_thread, t0, now());
+  }
+  return rc;
+}
+
+PNMPI_EXPORT int MPI_Finalize(void) {
+  if (!g.active.load())
+    return PMPI_Finalize();
+  const std::uint64_t t0 = now();
+  g.offset_finalize = measure_offset(g_hosts);
+  g.finalize = clock_pair();
+  if (g.enabled[r_Finalize])
+    call_record(r_Finalize, t0, g.finalize.tick);
+  g.active.store(false);
+  const std::string error = write_archive();
+  int failed = error.empty() ? 0 : 1, any = 0;
+  PMPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, g.comm);
+  if (failed)
+    report("rank " + std::to_string(g.rank) + ": " + error);
+  if (g.rank == 0 && !any)
+    std::remove((g.output + "/INCOMPLETE").c_str());
+  PMPI_Comm_free(&g.comm);
+  PMPI_Group_free(&g.world_group);
+  return PMPI_Finalize();
+}
+
+} // extern "C"

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Copyright (c) 2026 the pnmpi authors
+#pragma once
+
+// The trace module's state and its per-call path, shared by the wrapper files.
+//
+// Every traced call costs two reads of CLOCK_MONOTONIC (vDSO, no system call) and one or a
+// few fixed-size records stored into the calling thread's own buffer: no lock, no
+// allocation, no system call. Only when a buffer is full does the thread write it to its
+// spill file (one write(2)); at MPI_Finalize every rank turns its records into OTF2
+// (writer.cpp). Records are only ever appended by their own thread, so a buffer needs no
+// synchronisation until finalize, when the application's threads have stopped calling MPI.
+//
+// Nonblocking requests and the registries of communicators, windows and files are shared
+// between threads and kept under g.lock; they are touched by the calls that create,
+// complete or free those objects, never by a blocking send or receive.
+
+#ifndef OMPI_SKIP_MPICXX
+#define OMPI_SKIP_MPICXX 1
+#endif
+#ifndef MPICH_SKIP_MPICXX
+#define MPICH_SKIP_MPICXX 1
+#endif
+#include <mpi.h>
+#include <pnmpi/pnmpi.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <ctime>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "record.h"
+#include "routines.h"
+
+namespace pnmpi::trace {
+
+/// CLOCK_MONOTONIC in nanoseconds: one clock for every process of a host.
+inline std::uint64_t monotonic_ns() noexcept {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull +
+         static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+/// Whether records are timed with the CPU's time-stamp counter (set once, at load).
+extern bool g_use_tsc;
+
+/// The time of a record, in ticks: the time-stamp counter where the kernel itself keeps time
+/// with it (an invariant TSC, one read of a few ns), else CLOCK_MONOTONIC nanoseconds
+/// (clock_gettime costs several times more, and on some virtual machines far more).
+/// writer.cpp maps ticks to CLOCK_MONOTONIC by pairs of readings taken at MPI_Init and at
+/// MPI_Finalize.
+inline std::uint64_t now() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  if (__builtin_expect(g_use_tsc, 1))
+    return __builtin_ia32_rdtsc();
+#endif
+  return monotonic_ns();
+}
+
+/// A reading of both clocks at (nearly) the same instant.
+struct ClockPair {
+  std::uint64_t tick = 0, ns = 0;
+};
+
+/// The tick and CLOCK_MONOTONIC at one instant: of several tries, the one whose two tick
+/// reads around the clock_gettime are closest.
+ClockPair clock_pair() noexcept;
+
+/// The bits of an MPI handle (a pointer in Open MPI, an int in MPICH) as a number.
+template <class Handle> inline std::uint64_t key_of(Handle h) noexcept {
+  static_assert(sizeof(Handle) <= sizeof(std::uint64_t), "handle wider than 64 bits");
+  std::uint64_t k = 0;
+  std::memcpy(&k, &h, sizeof h);
+  return k;
+}
+
+/// One thread's records: the live buffer, and the spill file its full buffers went to.
+struct ThreadBuffer {
+  Record *base = nullptr;
+  Record *pos = nullptr;
+  Record *end = nullptr;
+  std::uint32_t index = 0;   ///< the thread's number on this rank (0: the first to call)
+  int fd = -1;               ///< spill file, opened at the first flush
+  std::uint64_t spilled = 0; ///< records in the spill file
+  std::uint64_t dropped = 0; ///< records lost (drop mode, or a failed flush)
+  std::uint64_t flushes = 0; ///< buffers written to the spill file
+  bool full = false;         ///< drop mode: the buffer filled up, everything after is lost
+  ThreadBuffer *next = nullptr;
+};
+
+/// What to do when a thread's buffer is full.
+enum class OnFull { kFlush, kDrop };
+
+/// A communicator (or the group of a window) as the trace saw it created.
+struct GroupEntry {
+  std::uint64_t handle = 0;
+  std::uint64_t created = 0; ///< raw time; the entry names `handle` from then on
+  std::vector<int> world;    ///< the world rank of every rank of the group
+  int ordinal = 0;           ///< how many earlier entries on this rank had the same `world`
+  std::uint64_t comm = 0;    ///< windows and files: the communicator they were made over
+};
+
+/// An MPI-IO file handle, from MPI_File_open to MPI_File_close.
+struct FileEntry {
+  std::uint64_t handle = 0;
+  std::uint64_t created = 0;
+  std::string path;
+  std::uint64_t comm = 0;
+  int amode = 0;
+};
+
+/// What a pending nonblocking request was, so its completion can be recorded.
+struct Pending {
+  std::uint8_t kind = 0;    ///< kIsend, kIrecvRequest or kIoIssued
+  std::uint64_t id = 0;     ///< request or matching id written into the trace
+  std::uint64_t object = 0; ///< communicator or file handle
+  std::uint16_t routine = 0;
+};
+
+struct State {
+  std::atomic<bool> active{false};  ///< records are taken (from MPI_Init to MPI_Finalize)
+  bool enabled[kRoutineCount] = {}; ///< which routines are traced
+  int pnmpi_id[kRoutineCount] = {}; ///< pnmpi's id of each routine, for the call origin
+  std::size_t buffer_records = 0;   ///< capacity of each thread's buffer
+  OnFull on_full = OnFull::kFlush;
+  std::string output; ///< the archive's directory
+  int rank = 0, size = 1;
+  MPI_Comm comm = MPI_COMM_NULL; ///< the trace's own duplicate of MPI_COMM_WORLD
+  MPI_Group world_group = MPI_GROUP_NULL;
+
+  std::mutex lock; ///< everything below
+  ThreadBuffer *buffers = nullptr;
+  std::uint32_t threads = 0;
+  std::vector<GroupEntry> comms, wins;
+  std::vector<FileEntry> files;
+  std::unordered_map<std::uint64_t, Pending> requests;
+  std::atomic<std::size_t> pending{0}; ///< requests.size(), read without the lock
+  std::uint64_t next_id = 1;
+  ClockPair init, finalize;                    ///< ticks <-> CLOCK_MONOTONIC
+  double offset_init = 0, offset_finalize = 0; ///< ns to add to this rank's CLOCK_MONOTONIC
+};
+
+extern State g;
+
+/// The calling thread's buffer (made on the thread's first traced call).
+ThreadBuffer *make_buffer() noexcept;
+extern thread_local ThreadBuffer *t_buffer;
+
+/// Called when the buffer has no room: flushes it (or, in drop mode, returns scratch).
+Record *buffer_full(ThreadBuffer *b) noexcept;
+
+/// Room for one record in the calling thread's buffer. Never fails: when records cannot be
+/// kept (drop mode, out of memory) it returns a scratch record and counts it as dropped.
+inline Record *take() noexcept {
+  ThreadBuffer *b = t_buffer;
+  if (__builtin_expect(b == nullptr, 0))
+    b = make_buffer();
+  if (__builtin_expect(b->pos == b->end || b->full, 0))
+    return buffer_full(b);
+  return b->pos++;
+}
+
+/// Whether a call of routine `r` is recorded.
+inline bool traced(Routine r) noexcept {
+  return g.enabled[r] && g.active.load(std::memory_order_relaxed);
+}
+
+/// The record of a whole call, written at its end, after the records it carries.
+inline void call_record(Routine r, std::uint64_t t0, std::uint64_t t1) noexcept {
+  Record *c = take();
+  c->t0 = t0;
+  c->t1 = t1;
+  c->kind = kCall;
+  c->routine = static_cast<std::uint16_t>(r);
+  c->flags = pnmpi_entry_origin(g.pnmpi_id[r]) == PNMPI_ORIGIN_MODULE ? kFlagTool : 0;
+}
+
+/// An operation record (message, collective, I/O, ...) at time t.
+inline Record *op_record(RecordKind kind, Routine r, std::uint64_t t) noexcept {
+  Record *o = take();
+  o->t0 = t;
+  o->t1 = t;
+  o->kind = kind;
+  o->routine = static_cast<std::uint16_t>(r);
+  o->flags = 0;
+  return o;
+}
+
+/// Bytes in `count` elements of `type` (0 for a type MPI cannot size).
+template <class Count> inline std::uint64_t bytes_of(Count count, MPI_Datatype type) noexcept {
+  if (count <= 0 || type == MPI_DATATYPE_NULL)
+    return 0;
+  int size = 0;
+  if (PMPI_Type_size(type, &size) != MPI_SUCCESS || size <= 0)
+    return 0;
+  return static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(size);
+}
+
+/// Bytes a status says were transferred.
+inline std::uint64_t status_bytes(const MPI_Status *status) noexcept {
+  int n = 0;
+  if (PMPI_Get_count(status, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED || n < 0)
+    return 0;
+  return static_cast<std::uint64_t>(n);
+}
+
+/// Notes a nonblocking request, so its completion (Wait/Test) can be recorded; returns the
+/// id it gets in the trace (p.id is ignored).
+std::uint64_t remember(MPI_Request request, Pending p) noexcept;
+
+/// Forgets a request freed with MPI_Request_free.
+void forget(MPI_Request request) noexcept;
+
+/// Records the completion of every tracked request among `before` (the handles as they
+/// were before the completing call), as `done[i]` says, at time t.
+void complete_requests(int count, const MPI_Request *before, const MPI_Status *statuses,
+                       const int *done, std::uint64_t t) noexcept;
+
+/// The registries: a new communicator, window or file, and a freed one.
+void register_comm(MPI_Comm comm, std::uint64_t t) noexcept;
+void register_win(MPI_Win win, MPI_Comm over, std::uint64_t t) noexcept;
+void register_file(MPI_File file, const char *path, MPI_Comm comm, int amode,
+                   std::uint64_t t) noexcept;
+
+/// The host name of every rank (gathered at MPI_Init).
+const std::vector<std::string> &hosts();
+
+/// Writes the OTF2 archive of this rank's records (collective over g.comm). Returns an
+/// error message, empty on success.
+std::string write_archive() noexcept;
+
+/// Prints `pnmpi: module 'trace': MESSAGE` on stderr.
+void report(const std::string &message) noexcept;
+
+} // namespace pnmpi::trace

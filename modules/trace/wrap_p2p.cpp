@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Copyright (c) 2026 the pnmpi authors
+
+// Point-to-point and request completion. A send is recorded at its enter time, a receive
+// at its leave time (when its source, tag and size are known from the status); a
+// nonblocking operation gets an id at issue, and its completion is recorded by the Wait or
+// Test that completes it. A status the application ignores is replaced by one of our own,
+// since the received size is read from it.
+
+#include "trace.h"
+
+#include <vector>
+
+using namespace pnmpi::trace;
+
+namespace {
+
+void message(RecordKind kind, Routine r, std::uint64_t t, MPI_Comm comm, int peer, int tag,
+             std::uint64_t bytes, std::uint64_t id) noexcept {
+  if (peer == MPI_PROC_NULL)
+    return;
+  Record *o = op_record(kind, r, t);
+  o->object = key_of(comm);
+  o->peer = peer;
+  o->tag = tag;
+  o->bytes = bytes;
+  o->x = id;
+}
+
+void received(Routine r, std::uint64_t t, MPI_Comm comm, const MPI_Status *st) noexcept {
+  if (st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0)
+    return;
+  message(kRecv, r, t, comm, st->MPI_SOURCE, st->MPI_TAG, status_bytes(st), 0);
+}
+
+/// Requests of a completing call, copied before MPI resets the completed ones.
+struct Before {
+  MPI_Request small[32];
+  std::vector<MPI_Request> big;
+  MPI_Request *list = small;
+  bool tracking = false;
+  Before(int count, const MPI_Request *requests) {
+    tracking = g.pending.load(std::memory_order_relaxed) != 0 && count > 0;
+    if (!tracking)
+      return;
+    if (count > 32) {
+      big.assign(requests, requests + count);
+      list = big.data();
+    } else {
+      std::copy(requests, requests + count, small);
+    }
+  }
+};
+
+/// Statuses for a call whose caller may pass MPI_STATUSES_IGNORE.
+struct Statuses {
+  MPI_Status small[32];
+  std::vector<MPI_Status> big;
+  MPI_Status *use(int count, MPI_Status *given) {
+    if (given != MPI_STATUSES_IGNORE)
+      return given;
+    if (count <= 32)
+      return small;
+    big.resize(static_cast<std::size_t>(count));
+    return big.data();
+  }
+};
+
+/// After a Wait/Test of several requests: those now MPI_REQUEST_NULL completed.
+void completed_all(const Before &b, int count, const MPI_Request *after, const MPI_Status *st,
+                   std::uint64_t t) noexcept {
+  if (!b.tracking)
+    return;
+  std::vector<int> done(static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i)
+    done[static_cast<std::size_t>(i)] = after[i] == MPI_REQUEST_NULL;
+  complete_requests(count, b.list, st, done.data(), t);
+}
+
+/// After a Waitsome/Testsome: indices[k] completed with statuses[k].
+void completed_some(const Before &b, int outcount, const int *indices, const MPI_Status *st,
+                    std::uint64_t t) noexcept {
+  if (!b.tracking || outcount == MPI_UNDEFINED)
+    return;
+  for (int k = 0; k < outcount; ++k) {
+    const int one = 1;
+    complete_requests(1, &b.list[indices[k]], &st[k], &one, t);
+  }
+}
+
+} // namespace
+
+#define SEND_PARAMS const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm
+#define SEND_ARGS buf, count, type, dest, tag, comm
+
+#define DEFINE_SEND(NAME)                                                                          \
+  PNMPI_EXPORT int MPI_##NAME(SEND_PARAMS) {                                                       \
+    if (!traced(r_##NAME))                                                                         \
+      return PMPI_##NAME(SEND_ARGS);                                                               \
+    const std::uint64_t t0 = now();                                                                \
+    const int rc = PMPI_##NAME(SEND_ARGS);                                                         \
+    const std::uint64_t t1 = now();                                                                \
+    message(kSend, r_##NAME, t0, comm, dest, tag, bytes_of(count, type), 0);                       \
+    call_record(r_##NAME, t0, t1);                                                                 \
+    return rc;                                                                                     \
+  }
+
+#define DEFINE_ISEND(NAME)                                                                         \
+  PNMPI_EXPORT int MPI_##NAME(SEND_PARAMS, MPI_Request *request) {                                 \
+    if (!traced(r_##NAME))                                                                         \
+      return PMPI_##NAME(SEND_ARGS, request);                                                      \
+    const std::uint64_t t0 = now();                                                                \
+    const int rc = PMPI_##NAME(SEND_ARGS, request);                                                \
+    const std::uint64_t t1 = now();                                                                \
+    if (rc == MPI_SUCCESS && dest != MPI_PROC_NULL) {                                              \
+      Pending p;                                                                                   \
+      p.kind = kIsend;                                                                             \
+      p.object = key_of(comm);                                                                     \
+      p.routine = r_##NAME;                                                                        \
+      message(kIsend, r_##NAME, t0, comm, dest, tag, bytes_of(count, type),                        \
+              remember(*request, p));                                                              \
+    }                                                                                              \
+    call_record(r_##NAME, t0, t1);                                                                 \
+    return rc;                                                                                     \
+  }
+
+extern "C" {
+
+DEFINE_SEND(Send)
+DEFINE_SEND(Bsend)
+DEFINE_SEND(Ssend)
+DEFINE_SEND(Rsend)
+DEFINE_ISEND(Isend)
+DEFINE_ISEND(Ibsend)
+DEFINE_ISEND(Issend)
+DEFINE_ISEND(Irsend)
+
+PNMPI_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag,
+                          MPI_Comm comm, MPI_Status *status) {
+  if (!traced(r_Recv))
+    return PMPI_Recv(buf, count, type, source, tag, comm, status);
+  MPI_Status own;
+  MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+  const std::uint64_t t0 = now();
+  const int rc = PMPI_Recv(buf, count, type, source, tag, comm, st);
+  const std::uint64_t t1 = now();
+  if (rc == MPI_SUCCESS)
+    received(r_Recv, t1, comm, st);
+  call_record(r_Recv, t0, t1);
+  return rc;
+}
+
+PNMPI_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag,
+                           MPI_Comm comm, MPI_Request *request) {
+  if (!traced(r_Irecv))
+    return PMPI_Irecv(buf, count, type, source, tag, comm, request);
+  const std::uint64_t t0 = now();
+  const int rc = PMPI_Irecv(buf, count, type, source, tag, comm, request);
+  const std::uint64_t t1 = now();
+  if (rc == MPI_SUCCESS && source != MPI_PROC_NULL) {
+    Pending p;
+    p.kind = kIrecvRequest;
+    p.object = key_of(comm);
+    p.routine = r_Irecv;
+    op_record(kIrecvRequest, r_Irecv, t1)->x = remember(*request, p);
+  }
+  call_record(r_Irecv, t0, t1);
+  return rc;
+}
+
+PNMPI_EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                              int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                              int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
+  if (!traced(r_Sendrecv))
+    return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                         source, recvtag, comm, status);
+  MPI_Status own;
+  MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+  const std::uint64_t t0 = now();
+  const int rc = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
+                               recvtype, source, recvtag, comm, st);
+  const std::uint64_t t1 = now();
+  message(kSend, r_Sendrecv, t0, comm, dest, sendtag, bytes_of(sendcount, sendtype), 0);
+  if (rc == MPI_SUCCESS)
+    received(r_Sendrecv, t1, comm, st);
+  call_record(r_Sendrecv, t0, t1);
+  return rc;
+}
+
+PNMPI_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest,
+                                      int sendtag, int source, int recvtag, MPI_Comm comm,
+                                      MPI_Status *status) {
+  if (!traced(r_Sendrecv_replace))
+    return PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, status);
+  MPI_Status own;
+  MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+  const std::uint64_t t0 = now();
+  const int rc = PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, st);
+  const std::uint64_t t1 = now();
+  message(kSend, r_Sendrecv_replace, t0, comm, dest, sendtag, bytes_of(count, type), 0);
+  if (rc == MPI_SUCCESS)
+    received(r_Sendrecv_replace, t1, comm, st);
+  call_record(r_Sendrecv_replace, t0, t1);
+  return rc;
+}
+
+PNMPI_EXPORT int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) {
+  if (!traced(r_Probe))
+    return PMPI_Probe(source, tag, comm, status);
+  const std::uint64_t t0 = now();
+  const int rc = PMPI_Probe(source, tag, comm, status);
+  call_record(r_Probe, t0, now());
+  return rc;
+}
+
+PNMPI_EXPORT int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status) {
+  if (!traced(r_Iprobe))
+    return PMPI_Iprobe(source, tag, comm, flag, status);
+  const std::uint64_t t0 = now();
+  const int rc = PMPI_Iprobe(source, tag, comm, flag, status);
+  call_record(r_Iprobe, t0, now());
+  return rc;
+}
+
+PNMPI_EXPORT int MPI_Wait(MPI_Request *request, MPI_Status *status) {
+  if (!traced(r_Wait))
+    return PMPI_Wait(request, status);
+  MPI_Status own;
+  MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+  const MPI_Request before = *request;
+  const std::uint64_t t0 = now();
+  const int rc = PMPI_Wait(request, st);
+  const std::uint64_t t1 = now();
+  const int done = rc == MPI_SUCCESS;
+  complete_requests(1, &before, st, &done, t1);
+  call_record(r_Wait, t0, t1);
+  return rc;
+}
+
+PNMPI_EXPORT int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
+  if (!traced(r_Test))
+    return PMPI_Test(request, flag, status);
+  MPI_Status own;
+  MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+  const MPI_Request before = *request;
+  const std::uint64_t t0 = now();
+  const int rc = PMPI_Test(request, flag, st);
+  const std::uint64_t t1 = now();
+  const int done = rc == MPI_SUCCESS && *flag;
+  complete_requests(1, &before, st, &done, t1);
+  call_record(r_Test, t0, t1);
+  return rc;
+}
+
+PNMPI_EXPORT int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+  if (!traced(r_Waitall))
+    return PMPI_Waitall(count, requests, statuses);
+  Before before(count, requests);
+  Statuses own;
+  MPI_Status *st = before.tracking ? own.use(count, statuses) : statuses;
+  const std::uint64_t t0 = now();
+  const int rc = PMPI_Waitall(count, requests, st);
+  const std::uint64_t t1 = now();
+  completed_all(before, count, requests, st, t1);
+  call_record(r_Waitall, t0, t1);
+  return rc;
+}
+
+PNMPI_EXPORT int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[]) {
+  if (!traced(r_Testall))
+    return PMPI_Testall(count, requests, flag, statuses);
+  Before before(count, requests);
+  Statuses own;
+  MPI_Status *st = before.tracking ? own.use(count, statuses) : statuses;
+  const std::uint64_t t0 = now();
+  const int rc = PMPI_Testall(count, requests, flag, st);
+  const std::uint64_t t1 = now();
+  if (*flag)
+    completed_all(before, count, requests, st, t1);
+  call_record(r_Testall, t0, t1);
+  return rc;
+}
+
+PNMPI_EXPORT int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status) {
+  if (!traced(r_Waitany))
+    return PMPI_Waitany(count, requests, index, status);
+  Before before(count, requests);
+  MPI_Status own;
+  MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+  const std::uint64_t t0 = now();
+  const int rc = PMPI_Waitany(count, requests, index, st);
+  const std::uint64_t t1 = now();
+  completed_some(before, *index == MPI_UNDEFINED ? 0 : 1, index, st, t1);
+  call_record(r_Waitany, t0, t1);
+  return rc;
+}
+
+PNMPI_EXPORT int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag,
+                             MPI_Status *status) {
+  if (!traced(r_Testany))
+    return PMPI_Testany(count, requests, index, flag, status);
+  Before before(count, requests);
+  MPI_Status own;
+  MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+  const std::uint64_t t0 = now();
+  const int rc = PMPI_Testany(count, requests, index, flag, st);
+  const std::uint64_t t1 = now();
+  if (*flag)
+    completed_some(before, *index == MPI_UNDEFINED ? 0 : 1, index, st, t1);
+  call_record(r_Testany, t0, t1);
+  return rc;
+}
+
+PNMPI_EXPORT int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                              MPI_Status statuses[]) {
+  if (!traced(r_Waitsome))
+    return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
+  Before before(incount, requests);
+  Statuses own;
+  MPI_Status *st = before.tracking ? own.use(incount, statuses) : statuses;
+  const std::uint64_t t0 = now();
+  const int rc = PMPI_Waitsome(incount, requests, outcount, indices, st);
+  const std::uint64_t t1 = now();
+  completed_some(before, *outcount, indices, st, t1);
+  call_record(r_Waitsome, t0, t1);
+  return rc;
+}
+
+PNMPI_EXPORT int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                              MPI_Status statuses[]) {
+  if (!traced(r_Testsome))
+    return PMPI_Testsome(incount, requests, outcount, indices, statuses);
+  Before before(incount, requests);
+  Statuses own;
+  MPI_Status *st = before.tracking ? own.use(incount, statuses) : statuses;
+  const std::uint64_t t0 = now();
+  const int rc = PMPI_Testsome(incount, requests, outcount, indices, st);
+  const std::uint64_t t1 = now();
+  completed_some(before, *outcount, indices, st, t1);
+  call_record(r_Testsome, t0, t1);
+  return rc;
+}
+
+PNMPI_EXPORT int MPI_Cancel(MPI_Request *request) {
+  if (!traced(r_Cancel))
+    return PMPI_Cancel(request);
+  const std::uint64_t t0 = now();
+  const int rc = PMPI_Cancel(request);
+  call_record(r_Cancel, t0, now());
+  return rc;
+}
+
+PNMPI_EXPORT int MPI_Request_free(MPI_Request *request) {
+  // A freed request never completes in a Wait: forget it, traced or not.
+  if (request != nullptr)
+    forget(*request);
+  if (!traced(r_Request_free))
+    return PMPI_Request_free(request);
+  const std::uint64_t t0 = now();
+  const int rc = PMPI_Request_free(request);
+  call_record(r_Request_free, t0, now());
+  return rc;
+}
+
+} // extern "C"

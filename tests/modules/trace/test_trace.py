@@ -1,0 +1,441 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the pnmpi authors
+"""The trace module in real jobs (mpirun, 2 to 4 ranks): its OTF2 archive read back with
+Debian's Python OTF2 bindings, and pnmpi-report timeline and check run on it.
+
+Usage: test_trace.py CONFIG.json [TraceTest.test_NAME]   (run with /usr/bin/python3)"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import unittest
+
+CONFIG = {}
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def report_module(name):
+    sys.path.insert(0, os.path.join(CONFIG["source"], "tools", "report"))
+    import importlib
+    return importlib.import_module(f"pnmpi_report.{name}")
+
+
+def scratch(name):
+    path = os.path.join(CONFIG["scratch"], name)
+    shutil.rmtree(path, ignore_errors=True)
+    os.makedirs(path)
+    return path
+
+
+def run_job(ranks, conf_text, program, workdir, extra_env=None, timeout=120):
+    """Runs `program` on `ranks` ranks under the config text; returns CompletedProcess."""
+    conf = os.path.join(workdir, "pnmpi.conf")
+    with open(conf, "w") as f:
+        f.write(conf_text)
+    env = dict(os.environ)
+    env.update({"PNMPI_CONF": conf, "PNMPI_LIB_PATH": ":".join(CONFIG["module_dirs"]),
+                "PNMPI_BE_SILENT": "1"})
+    argv = [CONFIG["mpiexec"]]
+    if CONFIG["flavor"] == "openmpi":
+        env.update({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+                    "OMPI_MCA_rmaps_base_oversubscribe": "1"})
+        argv += ["--oversubscribe"]
+    argv += ["-np", str(ranks)] + program
+    env.update(extra_env or {})
+    return subprocess.run(argv, env=env, cwd=workdir, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, timeout=timeout)
+
+
+def describe(proc):
+    return f"exit {proc.returncode}\n--- stdout\n{proc.stdout}\n--- stderr\n{proc.stderr}"
+
+
+def report(*args):
+    """Runs a pnmpi-report subcommand through the test runner; CompletedProcess."""
+    runner = os.path.join(CONFIG["source"], "tests", "report", "trace", "run_subcommand.py")
+    return subprocess.run([sys.executable, "-B", runner] + list(args), stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, timeout=120)
+
+
+# ---- reading the archive as event tuples -----------------------------------------------------
+
+def rank_of(location):
+    return int(location.group.name.split()[-1])
+
+
+def members(comm):
+    return tuple(rank_of(loc) for loc in comm.group.members)
+
+
+def event_tuples(trace_dir, include_tools=False):
+    """rank -> [tuple per event, in the location's order], and rank -> [timestamps]."""
+    import otf2
+    from otf2 import events as ev
+    out, times = {}, {}
+    tool_depth = {}
+    with otf2.reader.open(os.path.join(trace_dir, "traces.otf2")) as reader:
+        for location, e in reader.events:
+            rank = rank_of(location)
+            times.setdefault(rank, []).append(e.time)
+            depth = tool_depth.get(rank, 0)
+            if isinstance(e, ev.Enter):
+                attrs = {a.name: v for a, v in e.attributes.items()} if e.attributes else {}
+                if depth or attrs.get("pnmpi::origin"):
+                    tool_depth[rank] = depth + 1
+                    if not include_tools:
+                        continue
+                t = ("Enter", e.region.name) + (("tool",) if attrs.get("pnmpi::origin") else ())
+            elif isinstance(e, ev.Leave):
+                if depth:
+                    tool_depth[rank] = depth - 1
+                    if not include_tools:
+                        continue
+                t = ("Leave", e.region.name)
+            elif depth and not include_tools:
+                continue
+            elif isinstance(e, (ev.MpiSend, ev.MpiIsend)):
+                m = members(e.communicator)
+                t = (type(e).__name__, m[e.receiver], e.msg_tag, e.msg_length, m)
+            elif isinstance(e, (ev.MpiRecv, ev.MpiIrecv)):
+                m = members(e.communicator)
+                t = (type(e).__name__, m[e.sender], e.msg_tag, e.msg_length, m)
+            elif isinstance(e, ev.MpiCollectiveEnd):
+                m = members(e.communicator)
+                root = None if e.root == 0xFFFFFFFF or e.root is None else m[e.root]
+                t = ("MpiCollectiveEnd", str(e.collective_op).split(".")[-1], m, root,
+                     e.size_sent, e.size_received)
+            else:
+                t = (type(e).__name__,)
+            out.setdefault(rank, []).append(t)
+    return out, times
+
+
+def call(name, *inside):
+    return [("Enter", name)] + list(inside) + [("Leave", name)]
+
+
+def coll(name, op, comm, root, sent, received):
+    return call(name, ("MpiCollectiveBegin",), ("MpiCollectiveEnd", op, comm, root, sent,
+                                                 received))
+
+
+def expected_known(rank, n, repeat=1):
+    """What known_app's trace holds on `rank` of `n`: the program's calls, in order."""
+    world = tuple(range(n))
+    e = call("MPI_Init")
+    if rank == 0:
+        e += call("MPI_Send", ("MpiSend", 1, 7, 400, world))
+    elif rank == 1:
+        e += call("MPI_Recv", ("MpiRecv", 0, 7, 400, world))
+    for _ in range(repeat):
+        e += call("MPI_Irecv", ("MpiIrecvRequest",))
+        e += call("MPI_Isend", ("MpiIsend", (rank + 1) % n, 3, 80, world))
+        e += call("MPI_Waitall", ("MpiIrecv", (rank - 1) % n, 3, 80, world),
+                  ("MpiIsendComplete",))
+    e += coll("MPI_Barrier", "BARRIER", world, None, 0, 0)
+    e += coll("MPI_Bcast", "BCAST", world, 0, 16 if rank == 0 else 0, 0 if rank == 0 else 16)
+    e += coll("MPI_Allreduce", "ALLREDUCE", world, None, 4, 4)
+    e += call("MPI_Comm_split")
+    half = tuple(r for r in range(n) if r % 2 == rank % 2)
+    e += coll("MPI_Allreduce", "ALLREDUCE", half, None, 4, 4)
+    if len(half) > 1 and rank == half[0]:
+        e += call("MPI_Send", ("MpiSend", half[1], 9, 16, half))
+    elif len(half) > 1 and rank == half[1]:
+        e += call("MPI_Recv", ("MpiRecv", half[0], 9, 16, half))
+    e += call("MPI_Comm_free")
+    e += call("MPI_Finalize")
+    return e
+
+
+def without_flushes(events):
+    return [e for e in events if e[0] != "BufferFlush"]
+
+
+class TraceTest(unittest.TestCase):
+    maxDiff = None
+
+    def check_known(self, trace_dir, ranks, repeat=1):
+        events, times = event_tuples(trace_dir)
+        self.assertEqual(sorted(events), list(range(ranks)))
+        for rank in range(ranks):
+            self.assertEqual(without_flushes(events[rank]), expected_known(rank, ranks, repeat),
+                             f"rank {rank}")
+            t = times[rank]
+            self.assertEqual(t, sorted(t), f"rank {rank}: timestamps run backwards")
+        reader = report_module("trace_reader")
+        trace = reader.read(trace_dir)
+        self.assertEqual(trace.unmatched_sends, 0)
+        self.assertEqual(trace.unmatched_receives, 0)
+        app = [m for m in trace.messages if not m.tool]
+        self.assertEqual(len(app), 1 + repeat * ranks + ranks // 2 * (ranks > 2))
+        for m in trace.messages:
+            self.assertGreaterEqual(m.recv_time, m.send_time, m)
+        return trace
+
+    def test_known(self):
+        """A known program on 3 ranks: exactly the expected events per rank, matched
+        messages, monotonic timestamps; the timeline shows them."""
+        work = scratch("known")
+        out = os.path.join(work, "trace")
+        proc = run_job(3, f"module trace\nargument output {out}\n",
+                       [CONFIG["known_app"], "1", "pause"], work)
+        self.assertEqual(proc.returncode, 0, describe(proc))
+        self.assertFalse(os.path.exists(os.path.join(out, "INCOMPLETE")))
+        self.assertEqual(proc.stderr, "")
+        trace = self.check_known(out, 3)
+        with open(os.path.join(out, "summary.txt")) as f:
+            summary = f.read()
+        self.assertIn("dropped 0\n", summary)
+        self.assertIn("unknown-objects 0\n", summary)
+
+        # The timeline: decoded, of the layout's size, with each class's colour where the
+        # trace has a call of that class, and messages drawn.
+        png = os.path.join(work, "timeline.png")
+        r = report("timeline", out, "-o", png)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        timeline = report_module("timeline")
+        from PIL import Image
+        image = Image.open(png).convert("RGB")
+        width, height = timeline.figure_size(3)
+        self.assertEqual(image.size, (int(width * timeline.DPI), int(height * timeline.DPI)))
+        start, end = timeline.time_range(trace)
+        pixels = image.load()
+
+        def rgb(hexcolour):
+            return tuple(int(hexcolour[i:i + 2], 16) for i in (1, 3, 5))
+        # Each class's colour in each rank's row, where its longest call is: in the middle
+        # of a call at least 3 pixels long, else at its start (a shorter call is drawn one
+        # pixel wide, over the longer ones). The program pauses between its calls, so that
+        # no two calls share a pixel.
+        pixel = (end - start) / (width * timeline.DPI * (timeline.AXES_RIGHT -
+                                                         timeline.AXES_LEFT))
+        for cls in ("p2p", "request", "coll", "comm"):
+            for rank in range(3):
+                spans = [r for r in trace.regions if r.rank == rank and r.cls == cls
+                         and start <= r.start and r.end <= end]
+                self.assertTrue(spans, (cls, rank))
+                longest = max(spans, key=lambda r: r.end - r.start)
+                at = longest.start
+                if longest.end - longest.start >= 3 * pixel:
+                    at = (longest.start + longest.end) / 2
+                x, y = timeline.pixel_of(at, rank, 3, start, end)
+                seen = {pixels[x + dx, y + dy] for dx in (-1, 0, 1) for dy in (-3, 0, 3)}
+                self.assertIn(rgb(timeline.COLOURS[cls]), seen, (cls, rank, longest))
+        # The plot area alone (the legend shows every colour).
+        left, bottom, w, h = timeline.axes_box(3)
+        box = (int(left * image.size[0]) + 2, int((1 - bottom - h) * image.size[1]) + 2,
+               int((left + w) * image.size[0]) - 2, int((1 - bottom) * image.size[1]) - 2)
+        colours = {c for _, c in image.crop(box).getcolors(1 << 20)}
+        self.assertIn((0, 0, 0), colours)  # messages
+        self.assertNotIn(rgb(timeline.COLOURS["io"]), colours)  # no I/O in this program
+        self.assertNotIn(rgb(timeline.COLOURS["rma"]), colours)
+        svg = os.path.join(work, "timeline.svg")
+        r = report("timeline", out, "-o", svg)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(svg) as f:
+            text = f.read()
+        self.assertIn("<svg", text)
+        self.assertIn(timeline.COLOURS["coll"], text.lower())
+        r = report("timeline", out, "-o", os.path.join(work, "timeline.jpg"))
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("must end in .png or .svg", r.stderr)
+
+    def test_stack(self):
+        """trace between a converted profiler (minprof) and the monitor: all three outputs
+        right; minprof's own report traffic is in the trace, marked as a tool's; then the
+        trace below the monitor holds the same application events."""
+        work = scratch("stack")
+        out = os.path.join(work, "trace")
+        prefix = os.path.join(work, "mon")
+        conf = (f"module minprof\nmodule trace\nargument output {out}\n"
+                f"module monitor\nargument output {prefix}\n")
+        proc = run_job(3, conf, [CONFIG["known_app"]], work)
+        self.assertEqual(proc.returncode, 0, describe(proc))
+        for line in ("minprof: rank 0: MPI_Send 2 calls 416 bytes",
+                     "minprof: rank 1: MPI_Recv 1 calls 400 bytes",
+                     "minprof: rank 2: MPI_Recv 1 calls 16 bytes",
+                     "minprof: rank 1: MPI_Isend 1 calls 80 bytes",
+                     "minprof: rank 2: MPI_Allreduce 2 calls 8 bytes",
+                     "minprof: end of report"):
+            self.assertIn(line + "\n", proc.stderr)
+        with open(f"{prefix}.0.prof") as f:
+            prof = [l for l in f.read().splitlines() if l.startswith(("E\t", "I\t"))]
+        # The application's messages from rank 0: 400 + 80 bytes to rank 1, 16 to rank 2.
+        self.assertEqual([l.split("\t")[:5] for l in prof if l.startswith("E")],
+                         [["E", "0", "1", "480 bytes", "2 msgs sent"],
+                          ["E", "0", "2", "16 bytes", "1 msgs sent"]])
+        self.check_known(out, 3)
+        # minprof's report at MPI_Finalize: PMPI_Reduce on every rank, and every rank but 0
+        # sends its counts to rank 0: in the trace, as a tool's calls.
+        events, _ = event_tuples(out, include_tools=True)
+        for rank in range(3):
+            tools = [e[1] for e in events[rank] if e[0] == "Enter" and e[-1] == "tool"]
+            self.assertIn("MPI_Reduce", tools, rank)
+            if rank:
+                self.assertIn("MPI_Send", tools, rank)
+            else:
+                self.assertIn("MPI_Recv", tools, rank)
+
+        out2 = os.path.join(work, "below")
+        conf = f"module monitor\nargument output {prefix}2\nmodule trace\nargument output {out2}\n"
+        proc = run_job(3, conf, [CONFIG["known_app"]], work)
+        self.assertEqual(proc.returncode, 0, describe(proc))
+        self.check_known(out2, 3)
+
+    def test_slowdown(self):
+        """The delay layer below the trace slows ranks 1 and 3: check lists exactly their
+        sends, one line each (a run of 3 like sends), and nothing else. The delay is long
+        (0.3 s) and --min-excess 0.1 s: 4 ranks polling on a shared CI machine see tens of
+        milliseconds of scheduling noise, which the model absorbs but must not be listed."""
+        work = scratch("slowdown")
+        out = os.path.join(work, "trace")
+        conf = (f"module trace\nargument output {out}\n"
+                "module delay\nargument delay-us 300000\nargument ranks 1,3\n")
+        proc = run_job(4, conf, [CONFIG["slow_app"], "3"], work)
+        self.assertEqual(proc.returncode, 0, describe(proc))
+        r = report("check", out, "--factor", "5", "--min-excess", "0.1")
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        listed = [l for l in r.stdout.splitlines() if l.startswith("rank ")]
+        self.assertEqual(len(listed), 2, r.stdout)
+        self.assertTrue(listed[0].startswith("rank 1: MPI_Send x3 to rank 2, 1024 bytes: "
+                                             "observed "), r.stdout)
+        self.assertTrue(listed[1].startswith("rank 3: MPI_Send x3 to rank 0, 1024 bytes: "
+                                             "observed "), r.stdout)
+        self.assertIn("model p2p same host: ", r.stdout)
+        # Without the delay, nothing is listed.
+        out2 = os.path.join(work, "fast")
+        proc = run_job(4, f"module trace\nargument output {out2}\n", [CONFIG["slow_app"], "3"],
+                       work)
+        self.assertEqual(proc.returncode, 0, describe(proc))
+        r = report("check", out2, "--factor", "5", "--min-excess", "0.1")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("no operation slower than 5x the model", r.stdout)
+
+    def test_io(self):
+        """MPI-IO: every operation with its exact bytes requested and done, offset, collective
+        and nonblocking flags, and matching begin/complete records."""
+        work = scratch("io")
+        out = os.path.join(work, "trace")
+        data = os.path.join(work, "data.bin")
+        n = 2
+        proc = run_job(n, f"module trace\nargument output {out}\n", [CONFIG["io_app"], data],
+                       work)
+        self.assertEqual(proc.returncode, 0, describe(proc))
+        self.assertIn("io ok", proc.stdout)
+        trace = report_module("trace_reader").read(out)
+        B = 1000
+        for rank in range(n):
+            ops = [(o.routine, o.mode, o.requested, o.done, o.offset, o.collective,
+                    o.nonblocking, o.file) for o in trace.io_ops if o.rank == rank]
+            self.assertEqual(ops, [
+                ("MPI_File_write_at", "write", B, B, rank * B, False, False, data),
+                ("MPI_File_write_all", "write", 200, 200, n * B + 50 * rank, True, False, data),
+                ("MPI_File_iwrite_at", "write", 200, 200, n * B + 50 * rank + 200 * n, False,
+                 True, data),
+                ("MPI_File_read_at", "read", B, B, (rank + 1) % n * B, False, False, data),
+                ("MPI_File_read_at_all", "read", 200 * n, 200 * n, n * B, True, False, data),
+                ("MPI_File_read_at", "read", B, 100, n * (B + 400) - 100, False, False, data),
+            ], f"rank {rank}")
+            for o in trace.io_ops:
+                self.assertIsNotNone(o.complete, o)
+                self.assertGreaterEqual(o.complete, o.begin, o)
+                self.assertEqual(o.issued is not None, o.nonblocking, o)
+            views = [r.view for r in trace.regions
+                     if r.rank == rank and r.routine == "MPI_File_set_view"]
+            self.assertEqual(views[0], {"MPI-IO::displacement": n * B + 50 * rank,
+                                        "MPI-IO::etype_size": 1,
+                                        "MPI-IO::filetype_size": 200})
+        self.assertEqual(trace.io_handles, {data: n})
+        import otf2
+        with otf2.reader.open(os.path.join(out, "traces.otf2")) as reader:
+            paradigms = [p.identification for p in reader.definitions.io_paradigms]
+            handles = [(h.name, h.file.name, h.io_paradigm.identification)
+                       for h in reader.definitions.io_handles]
+        self.assertEqual(paradigms, ["MPI-IO"])
+        self.assertEqual(handles, [(data, data, "MPI-IO")] * n)
+        events, _ = event_tuples(out)
+        for rank in range(n):
+            kinds = [e[0] for e in events[rank]]
+            self.assertEqual(kinds.count("IoCreateHandle"), 1)
+            self.assertEqual(kinds.count("IoDestroyHandle"), 1)
+            self.assertEqual(kinds.count("IoOperationBegin"), 6)
+            self.assertEqual(kinds.count("IoOperationComplete"), 6)
+            self.assertEqual(kinds.count("IoOperationIssued"), 1)
+        r = report("check", out, "--factor", "1000")
+        self.assertIn("model I/O write " + data, r.stdout)
+        self.assertIn("model I/O read " + data, r.stdout)
+
+    def test_full_buffer(self):
+        """A buffer of 64 records: flushed whenever full, nothing lost, the flushes in the
+        archive; in drop mode, what is dropped is counted and said."""
+        work = scratch("full")
+        out = os.path.join(work, "trace")
+        proc = run_job(2, f"module trace\nargument output {out}\nargument buffer 4K\n",
+                       [CONFIG["known_app"], "50"], work)
+        self.assertEqual(proc.returncode, 0, describe(proc))
+        trace = self.check_known(out, 2, repeat=50)
+        self.assertGreater(len(trace.flushes), 2)
+        self.assertEqual(os.listdir(os.path.join(out, "raw")), [])
+        self.assertIn("0 events dropped", proc.stderr)
+        with open(os.path.join(out, "summary.txt")) as f:
+            self.assertIn("dropped 0\n", f.read())
+
+        # Into the same directory: the earlier archive is replaced.
+        out2 = out
+        proc = run_job(2, f"module trace\nargument output {out2}\nargument buffer 4K\n"
+                          "argument on-full drop\n", [CONFIG["known_app"], "50"], work)
+        self.assertEqual(proc.returncode, 0, describe(proc))
+        for rank in (0, 1):
+            self.assertIn(f"pnmpi: module 'trace': rank {rank}: ", proc.stderr)
+        self.assertIn("events were dropped", proc.stderr)
+        with open(os.path.join(out2, "summary.txt")) as f:
+            summary = f.read()
+        dropped = int(summary.split("\ndropped ")[1].split()[0])
+        self.assertGreater(dropped, 0)
+        events, _ = event_tuples(out2)
+        # The records that fit: the first 64 of each rank (a call's records are kept whole
+        # or the call is lost), and the archive is complete and readable.
+        for rank in (0, 1):
+            self.assertEqual(events[rank][:2], [("Enter", "MPI_Init"), ("Leave", "MPI_Init")])
+            self.assertLess(len(events[rank]), len(expected_known(rank, 2, 50)))
+
+    def test_errors(self):
+        """An unwritable output directory stops the job with a clear error; a job killed
+        part-way leaves a directory marked incomplete, which the reports refuse by name."""
+        work = scratch("errors")
+        blocker = os.path.join(work, "a-file")
+        with open(blocker, "w") as f:
+            f.write("not a directory\n")
+        proc = run_job(2, f"module trace\nargument output {blocker}/trace\n",
+                       [CONFIG["known_app"]], work)
+        self.assertNotEqual(proc.returncode, 0, describe(proc))
+        self.assertIn(f"pnmpi: module 'trace': cannot create directory '{blocker}/trace': Not "
+                      "a directory; choose a writable directory with 'argument output DIR'",
+                      proc.stderr)
+
+        out = os.path.join(work, "killed")
+        proc = run_job(2, f"module trace\nargument output {out}\nargument buffer 4K\n",
+                       [CONFIG["known_app"], "40", "kill"], work)
+        self.assertNotEqual(proc.returncode, 0, describe(proc))
+        with open(os.path.join(out, "INCOMPLETE")) as f:
+            self.assertIn("This trace is incomplete", f.read())
+        self.assertFalse(os.path.exists(os.path.join(out, "traces.otf2")))
+        raw = os.listdir(os.path.join(out, "raw"))
+        self.assertTrue(raw, "the flushed records are on disk")
+        for name in raw:
+            self.assertEqual(os.path.getsize(os.path.join(out, "raw", name)) % 64, 0, name)
+        for sub in ("timeline", "check"):
+            args = [sub, out] + (["-o", os.path.join(work, "t.png")] if sub == "timeline"
+                                 else [])
+            r = report(*args)
+            self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+            self.assertIn("the trace is incomplete: the job did not reach MPI_Finalize",
+                          r.stderr)
+
+
+if __name__ == "__main__":
+    with open(sys.argv[1]) as f:
+        CONFIG.update(json.load(f))
+    unittest.main(argv=[sys.argv[0]] + sys.argv[2:], verbosity=2)
