@@ -70,7 +70,7 @@ TEST(Pnmpize, LoadsTheConfiguredModulesUnderMpirun) {
                    app("compat_app_plain")};
     const RunResult r = run_mpi(job);
     ASSERT_EQ(r.exit_code, 0) << name << "\n" << describe(r);
-    EXPECT_EQ(count(r.out, "[orig_pmpi] registered (fail off)\n"), 2) << name << "\n" << r.out;
+    EXPECT_EQ(count(r.out, "[orig_pmpi] registered (fail off)"), 2) << name << "\n" << r.out;
     EXPECT_EQ(count(r.out, "orig_pmpi: rank 0 sent 1"), 1) << name << "\n" << r.out;
     EXPECT_EQ(count(r.out, "orig_pmpi: rank 1 sent 1"), 1) << name << "\n" << r.out;
   }
@@ -89,7 +89,7 @@ TEST(Pnmpize, QuietSilencesTheBanner) {
   const RunResult quiet = run_mpi(job);
   ASSERT_EQ(quiet.exit_code, 0) << describe(quiet);
   EXPECT_EQ(count(quiet.out, "Loaded modules:"), 0) << quiet.out;
-  EXPECT_EQ(count(quiet.out, "orig_xmpi_only: barrier\n"), 2) << quiet.out;
+  EXPECT_EQ(count(quiet.out, "orig_xmpi_only: barrier"), 2) << quiet.out;
 }
 
 TEST(StaticLinking, ModulesAreLoadedFromTheConfig) {
@@ -97,7 +97,7 @@ TEST(StaticLinking, ModulesAreLoadedFromTheConfig) {
   const RunResult r = run_with("module orig_pmpi\nmodule orig_pmpi\nmodule orig_pmpi\n",
                                {app("compat_app_static")}, 2, {{"PNMPI_DBGLEVEL", "2"}});
   ASSERT_EQ(r.exit_code, 0) << describe(r);
-  EXPECT_EQ(count(r.out, "[orig_pmpi] registered (fail off)\n"), 6) << r.out;
+  EXPECT_EQ(count(r.out, "[orig_pmpi] registered (fail off)"), 6) << r.out;
   // Every copy counts the one send of each rank, through the whole chain to MPI.
   EXPECT_EQ(count(r.out, "orig_pmpi: rank 0 sent 1,"), 3) << r.out;
   EXPECT_EQ(count(r.out, "orig_pmpi: rank 1 sent 1,"), 3) << r.out;
@@ -109,7 +109,7 @@ TEST(StaticLinking, TheReturnAddressIsTheApplications) {
   for (const char *program : {"compat_app", "compat_app_static"}) {
     const RunResult r = run_with("module return_address\n", {app(program)});
     ASSERT_EQ(r.exit_code, 0) << program << "\n" << describe(r);
-    EXPECT_EQ(count(r.out, "return address in compat_app_send\n"), 2) << program << "\n" << r.out;
+    EXPECT_EQ(count(r.out, "return address in compat_app_send"), 2) << program << "\n" << r.out;
   }
 }
 
@@ -136,12 +136,12 @@ TEST(OriginalModules, BuildWithTheOriginalsCMakeFunctionsAndRun) {
     const std::size_t at = r.out.find(xmpi);
     ASSERT_NE(at, std::string::npos) << r.out;
     // The layer below runs after it, on the same call.
-    EXPECT_NE(r.out.find("orig_xmpi_only: barrier\n", at), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("orig_xmpi_only: barrier", at), std::string::npos) << r.out;
   }
-  EXPECT_EQ(count(r.out, "orig_xmpi_only: barrier\n"), 2) << r.out;
+  EXPECT_EQ(count(r.out, "orig_xmpi_only: barrier"), 2) << r.out;
   // PNMPI_F_STATUS_SIZE is the MPI's Fortran MPI_STATUS_SIZE.
   const std::string status = std::string(PNMPI_TEST_MPI_FLAVOR) == "mpich" ? "5" : "6";
-  EXPECT_EQ(count(r.out, "sent 1, Fortran status size " + status + "\n"), 2) << r.out;
+  EXPECT_EQ(count(r.out, "sent 1, Fortran status size " + status), 2) << r.out;
 }
 
 TEST(OriginalModules, AFailedCheckedCallEndsTheJobWithPnmpiError) {
