@@ -67,6 +67,18 @@ enum RoutineClass : unsigned {
   X(Reduce_scatter, kClassColl)                                                                    \
   X(Scan, kClassColl)                                                                              \
   X(Exscan, kClassColl)                                                                            \
+  X(Ibarrier, kClassColl)                                                                          \
+  X(Ibcast, kClassColl)                                                                            \
+  X(Igather, kClassColl)                                                                           \
+  X(Igatherv, kClassColl)                                                                          \
+  X(Iscatter, kClassColl)                                                                          \
+  X(Iscatterv, kClassColl)                                                                         \
+  X(Iallgather, kClassColl)                                                                        \
+  X(Iallgatherv, kClassColl)                                                                       \
+  X(Ialltoall, kClassColl)                                                                         \
+  X(Ialltoallv, kClassColl)                                                                        \
+  X(Ireduce, kClassColl)                                                                           \
+  X(Iallreduce, kClassColl)                                                                        \
   X(Comm_dup, kClassComm)                                                                          \
   X(Comm_dup_with_info, kClassComm)                                                                \
   X(Comm_split, kClassComm)                                                                        \
@@ -125,5 +137,11 @@ struct RoutineInfo {
 };
 
 extern const RoutineInfo kRoutines[kRoutineCount];
+
+/// Whether `r` starts a nonblocking collective (the X list keeps them together, Ibarrier to
+/// Iallreduce): its call holds no collective, which is recorded at its completion.
+constexpr bool nonblocking_collective(unsigned r) noexcept {
+  return r >= r_Ibarrier && r <= r_Iallreduce;
+}
 
 } // namespace pnmpi::trace

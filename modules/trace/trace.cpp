@@ -217,6 +217,13 @@ void complete_requests(int count, const MPI_Request *before, const MPI_Status *s
       o->object = p.object;
       o->bytes2 = status_bytes(st);
       o->x = p.id;
+    } else if (p.kind == kNbcRequest) {
+      Record *o = op_record(kNbcComplete, r, t);
+      o->object = p.object;
+      o->peer = p.root;
+      o->bytes = p.sent;
+      o->bytes2 = p.received;
+      o->x = p.id;
     }
   }
   g.pending.store(g.requests.size(), std::memory_order_relaxed);

@@ -116,10 +116,13 @@ struct FileEntry {
 
 /// What a pending nonblocking request was, so its completion can be recorded.
 struct Pending {
-  std::uint8_t kind = 0;    ///< kIsend, kIrecvRequest or kIoIssued
+  std::uint8_t kind = 0;    ///< kIsend, kIrecvRequest, kIoIssued or kNbcRequest
   std::uint64_t id = 0;     ///< request or matching id written into the trace
   std::uint64_t object = 0; ///< communicator or file handle
   std::uint16_t routine = 0;
+  std::int32_t root = -1;     ///< kNbcRequest: the root (comm rank, or -1)
+  std::uint64_t sent = 0;     ///< kNbcRequest: bytes this rank supplies
+  std::uint64_t received = 0; ///< kNbcRequest: bytes this rank gets
 };
 
 struct State {

@@ -75,6 +75,7 @@ def event_tuples(trace_dir, include_tools=False):
     from otf2 import events as ev
     out, times = {}, {}
     tool_depth = {}
+    nbc_ids = {}  # rank -> {request id: its ordinal among the rank's nonblocking collectives}
     with otf2.reader.open(os.path.join(trace_dir, "traces.otf2")) as reader:
         for location, e in reader.events:
             rank = rank_of(location)
@@ -106,6 +107,17 @@ def event_tuples(trace_dir, include_tools=False):
                 root = None if e.root == 0xFFFFFFFF or e.root is None else m[e.root]
                 t = ("MpiCollectiveEnd", str(e.collective_op).split(".")[-1], m, root,
                      e.size_sent, e.size_received)
+            elif isinstance(e, ev.NonBlockingCollectiveRequest):
+                ids = nbc_ids.setdefault(rank, {})
+                ids[e.request_id] = len(ids)
+                t = ("NonBlockingCollectiveRequest", ids[e.request_id])
+            elif isinstance(e, ev.NonBlockingCollectiveComplete):
+                m = members(e.communicator)
+                root = None if e.root == 0xFFFFFFFF or e.root is None else m[e.root]
+                # The ordinal of the request it completes (None: an id never requested).
+                t = ("NonBlockingCollectiveComplete", str(e.collective_op).split(".")[-1], m,
+                     root, e.size_sent, e.size_received,
+                     nbc_ids.get(rank, {}).get(e.request_id))
             else:
                 t = (type(e).__name__,)
             out.setdefault(rank, []).append(t)
@@ -137,6 +149,16 @@ def expected_known(rank, n, repeat=1):
     e += coll("MPI_Barrier", "BARRIER", world, None, 0, 0)
     e += coll("MPI_Bcast", "BCAST", world, 0, 16 if rank == 0 else 0, 0 if rank == 0 else 16)
     e += coll("MPI_Allreduce", "ALLREDUCE", world, None, 4, 4)
+    # Nonblocking collectives: a request in the starting call, the collective at completion.
+    last = n - 1
+    e += call("MPI_Iallreduce", ("NonBlockingCollectiveRequest", 0))
+    e += call("MPI_Ibcast", ("NonBlockingCollectiveRequest", 1))
+    e += call("MPI_Waitall",
+              ("NonBlockingCollectiveComplete", "ALLREDUCE", world, None, 8, 8, 0),
+              ("NonBlockingCollectiveComplete", "BCAST", world, last,
+               8 if rank == last else 0, 0 if rank == last else 8, 1))
+    e += call("MPI_Ibarrier", ("NonBlockingCollectiveRequest", 2))
+    e += call("MPI_Wait", ("NonBlockingCollectiveComplete", "BARRIER", world, None, 0, 0, 2))
     e += call("MPI_Comm_split")
     half = tuple(r for r in range(n) if r % 2 == rank % 2)
     e += coll("MPI_Allreduce", "ALLREDUCE", half, None, 4, 4)

@@ -3,7 +3,8 @@
 
 /* A program whose trace is known exactly (test_trace.py lists what each rank must hold), on
  * 2 to 4 ranks: a blocking message 0 -> 1, a ring of nonblocking messages, collectives on
- * MPI_COMM_WORLD and on a split communicator, and a message inside it.
+ * MPI_COMM_WORLD (blocking, and nonblocking ones completed by a Waitall and a Wait) and on a
+ * split communicator, and a message inside it.
  * Usage: known_app [N [kill|pause]]: repeats the ring N times (default 1); with `kill`, rank 1
  * kills itself with SIGKILL after the ring, as a job killed part-way; with `pause`, every
  * rank sleeps 5 ms after each step, so that a timeline draws each call apart. */
@@ -60,6 +61,20 @@ int main(int argc, char **argv) {
   step();
   int one = 1, sum = 0;
   MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  step();
+  /* Two nonblocking collectives completed together, the bcast's root the last rank (its
+   * comm rank is recorded, not 0), then one completed by MPI_Wait. */
+  MPI_Request nbc[2];
+  long total = 0, mine = rank;
+  MPI_Iallreduce(&mine, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD, &nbc[0]);
+  step();
+  MPI_Ibcast(word, 8, MPI_CHAR, size - 1, MPI_COMM_WORLD, &nbc[1]);
+  step();
+  MPI_Waitall(2, nbc, no_statuses);
+  step();
+  MPI_Ibarrier(MPI_COMM_WORLD, &nbc[0]);
+  step();
+  MPI_Wait(&nbc[0], MPI_STATUS_IGNORE);
   step();
 
   MPI_Comm half;
