@@ -41,6 +41,13 @@ enum RoutineClass : unsigned {
   X(Sendrecv_replace, kClassP2P)                                                                   \
   X(Probe, kClassP2P)                                                                              \
   X(Iprobe, kClassP2P)                                                                             \
+  X(Send_init, kClassP2P)                                                                          \
+  X(Bsend_init, kClassP2P)                                                                         \
+  X(Ssend_init, kClassP2P)                                                                         \
+  X(Rsend_init, kClassP2P)                                                                         \
+  X(Recv_init, kClassP2P)                                                                          \
+  X(Start, kClassP2P)                                                                              \
+  X(Startall, kClassP2P)                                                                           \
   X(Wait, kClassRequest)                                                                           \
   X(Waitall, kClassRequest)                                                                        \
   X(Waitany, kClassRequest)                                                                        \

@@ -159,6 +159,14 @@ def expected_known(rank, n, repeat=1):
                8 if rank == last else 0, 0 if rank == last else 8, 1))
     e += call("MPI_Ibarrier", ("NonBlockingCollectiveRequest", 2))
     e += call("MPI_Wait", ("NonBlockingCollectiveComplete", "BARRIER", world, None, 0, 0, 2))
+    # Persistent requests: every start issues a receive request and a send.
+    e += call("MPI_Recv_init") + call("MPI_Send_init")
+    for _ in range(2):
+        e += call("MPI_Startall", ("MpiIrecvRequest",),
+                  ("MpiIsend", (rank + 1) % n, 5, 32, world))
+        e += call("MPI_Waitall", ("MpiIrecv", (rank - 1) % n, 5, 32, world),
+                  ("MpiIsendComplete",))
+    e += call("MPI_Request_free") + call("MPI_Request_free")
     e += call("MPI_Comm_split")
     half = tuple(r for r in range(n) if r % 2 == rank % 2)
     e += coll("MPI_Allreduce", "ALLREDUCE", half, None, 4, 4)
@@ -191,7 +199,8 @@ class TraceTest(unittest.TestCase):
         self.assertEqual(trace.unmatched_sends, 0)
         self.assertEqual(trace.unmatched_receives, 0)
         app = [m for m in trace.messages if not m.tool]
-        self.assertEqual(len(app), 1 + repeat * ranks + ranks // 2 * (ranks > 2))
+        # The first message, the rings (nonblocking, then persistent twice), the split one.
+        self.assertEqual(len(app), 1 + (repeat + 2) * ranks + ranks // 2 * (ranks > 2))
         for m in trace.messages:
             self.assertGreaterEqual(m.recv_time, m.send_time, m)
         return trace
@@ -284,9 +293,10 @@ class TraceTest(unittest.TestCase):
             self.assertIn(line + "\n", proc.stderr)
         with open(f"{prefix}.0.prof") as f:
             prof = [l for l in f.read().splitlines() if l.startswith(("E\t", "I\t"))]
-        # The application's messages from rank 0: 400 + 80 bytes to rank 1, 16 to rank 2.
+        # The application's messages from rank 0: 400 + 80 + 2 x 32 (the persistent ring)
+        # bytes to rank 1, 16 to rank 2.
         self.assertEqual([l.split("\t")[:5] for l in prof if l.startswith("E")],
-                         [["E", "0", "1", "480 bytes", "2 msgs sent"],
+                         [["E", "0", "1", "544 bytes", "4 msgs sent"],
                           ["E", "0", "2", "16 bytes", "1 msgs sent"]])
         self.check_known(out, 3)
         # minprof's report at MPI_Finalize: PMPI_Reduce on every rank, and every rank but 0

@@ -4,7 +4,7 @@
 /* A program whose trace is known exactly (test_trace.py lists what each rank must hold), on
  * 2 to 4 ranks: a blocking message 0 -> 1, a ring of nonblocking messages, collectives on
  * MPI_COMM_WORLD (blocking, and nonblocking ones completed by a Waitall and a Wait) and on a
- * split communicator, and a message inside it.
+ * split communicator, a persistent ring started twice, and a message inside the split one.
  * Usage: known_app [N [kill|pause]]: repeats the ring N times (default 1); with `kill`, rank 1
  * kills itself with SIGKILL after the ring, as a job killed part-way; with `pause`, every
  * rank sleeps 5 ms after each step, so that a timeline draws each call apart. */
@@ -76,6 +76,18 @@ int main(int argc, char **argv) {
   step();
   MPI_Wait(&nbc[0], MPI_STATUS_IGNORE);
   step();
+  /* A persistent ring: each start issues a receive and a send, completed by the Waitall. */
+  MPI_Request ring[2];
+  MPI_Recv_init(in, 4, MPI_DOUBLE, (rank + size - 1) % size, 5, MPI_COMM_WORLD, &ring[0]);
+  MPI_Send_init(out, 4, MPI_DOUBLE, (rank + 1) % size, 5, MPI_COMM_WORLD, &ring[1]);
+  for (int i = 0; i < 2; ++i) {
+    MPI_Startall(2, ring);
+    step();
+    MPI_Waitall(2, ring, no_statuses);
+    step();
+  }
+  MPI_Request_free(&ring[0]);
+  MPI_Request_free(&ring[1]);
 
   MPI_Comm half;
   MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
