@@ -48,6 +48,10 @@ enum RoutineClass : unsigned {
   X(Recv_init, kClassP2P)                                                                          \
   X(Start, kClassP2P)                                                                              \
   X(Startall, kClassP2P)                                                                           \
+  X(Mprobe, kClassP2P)                                                                             \
+  X(Improbe, kClassP2P)                                                                            \
+  X(Mrecv, kClassP2P)                                                                              \
+  X(Imrecv, kClassP2P)                                                                             \
   X(Wait, kClassRequest)                                                                           \
   X(Waitall, kClassRequest)                                                                        \
   X(Waitany, kClassRequest)                                                                        \

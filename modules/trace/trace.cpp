@@ -219,6 +219,29 @@ void start_persistent(Routine r, int count, const MPI_Request *requests, std::ui
   g.pending.store(g.requests.size(), std::memory_order_relaxed);
 }
 
+void remember_message(MPI_Message message, MPI_Comm comm) noexcept {
+  if (message == MPI_MESSAGE_NULL || message == MPI_MESSAGE_NO_PROC)
+    return;
+  std::lock_guard<std::mutex> guard(g.lock);
+  try {
+    g.messages[key_of(message)] = key_of(comm);
+  } catch (...) {
+    report("out of memory: a message received with MPI_Mrecv/MPI_Imrecv is not recorded");
+  }
+}
+
+std::uint64_t take_message(MPI_Message message) noexcept {
+  if (message == MPI_MESSAGE_NULL || message == MPI_MESSAGE_NO_PROC)
+    return 0;
+  std::lock_guard<std::mutex> guard(g.lock);
+  auto it = g.messages.find(key_of(message));
+  if (it == g.messages.end())
+    return 0;
+  const std::uint64_t comm = it->second;
+  g.messages.erase(it);
+  return comm;
+}
+
 void forget(MPI_Request request) noexcept {
   if (g.pending.load(std::memory_order_relaxed) == 0 &&
       g.persistents.load(std::memory_order_relaxed) == 0)

@@ -154,6 +154,7 @@ struct State {
   std::atomic<std::size_t> pending{0}; ///< requests.size(), read without the lock
   std::unordered_map<std::uint64_t, Persistent> persistent;
   std::atomic<std::size_t> persistents{0}; ///< persistent.size(), read without the lock
+  std::unordered_map<std::uint64_t, std::uint64_t> messages; ///< matched message -> comm
   std::uint64_t next_id = 1;
   ClockPair init, finalize;                    ///< ticks <-> CLOCK_MONOTONIC
   double offset_init = 0, offset_finalize = 0; ///< ns to add to this rank's CLOCK_MONOTONIC
@@ -233,6 +234,11 @@ void remember_persistent(MPI_Request request, const Persistent &p) noexcept;
 /// Records what MPI_Start(all) issued on the persistent requests among `requests` (an Isend
 /// or an Irecv request each, with a new id), at time t, by routine r.
 void start_persistent(Routine r, int count, const MPI_Request *requests, std::uint64_t t) noexcept;
+
+/// Notes the communicator of a message matched by MPI_Mprobe/MPI_Improbe (MPI_Mrecv and
+/// MPI_Imrecv are given the message alone), and takes it back (0: not noted).
+void remember_message(MPI_Message message, MPI_Comm comm) noexcept;
+std::uint64_t take_message(MPI_Message message) noexcept;
 
 /// Forgets a request freed with MPI_Request_free.
 void forget(MPI_Request request) noexcept;

@@ -293,6 +293,86 @@ PNMPI_EXPORT int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_S
   return rc;
 }
 
+// Matched probes: the message's communicator is noted for the MPI_Mrecv/MPI_Imrecv that
+// receives it (they are not given one), whenever either of them is traced.
+PNMPI_EXPORT int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
+                            MPI_Status *status) {
+  const bool note = traced(r_Mrecv) || traced(r_Imrecv);
+  if (!traced(r_Mprobe)) {
+    const int rc = PMPI_Mprobe(source, tag, comm, message, status);
+    if (note && rc == MPI_SUCCESS)
+      remember_message(*message, comm);
+    return rc;
+  }
+  const std::uint64_t t0 = now();
+  const int rc = PMPI_Mprobe(source, tag, comm, message, status);
+  const std::uint64_t t1 = now();
+  if (note && rc == MPI_SUCCESS)
+    remember_message(*message, comm);
+  call_record(r_Mprobe, t0, t1);
+  return rc;
+}
+
+PNMPI_EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                             MPI_Status *status) {
+  const bool note = traced(r_Mrecv) || traced(r_Imrecv);
+  if (!traced(r_Improbe)) {
+    const int rc = PMPI_Improbe(source, tag, comm, flag, message, status);
+    if (note && rc == MPI_SUCCESS && *flag)
+      remember_message(*message, comm);
+    return rc;
+  }
+  const std::uint64_t t0 = now();
+  const int rc = PMPI_Improbe(source, tag, comm, flag, message, status);
+  const std::uint64_t t1 = now();
+  if (note && rc == MPI_SUCCESS && *flag)
+    remember_message(*message, comm);
+  call_record(r_Improbe, t0, t1);
+  return rc;
+}
+
+// A matched receive is recorded as MPI_Recv/MPI_Irecv are, on the probe's communicator.
+PNMPI_EXPORT int MPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
+                           MPI_Status *status) {
+  if (!traced(r_Mrecv))
+    return PMPI_Mrecv(buf, count, type, message, status);
+  MPI_Status own;
+  MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+  const std::uint64_t comm = take_message(*message);
+  const std::uint64_t t0 = now();
+  const int rc = PMPI_Mrecv(buf, count, type, message, st);
+  const std::uint64_t t1 = now();
+  if (rc == MPI_SUCCESS && comm != 0 && st->MPI_SOURCE >= 0) {
+    Record *o = op_record(kRecv, r_Mrecv, t1);
+    o->object = comm;
+    o->peer = st->MPI_SOURCE;
+    o->tag = st->MPI_TAG;
+    o->bytes = status_bytes(st);
+    o->x = 0;
+  }
+  call_record(r_Mrecv, t0, t1);
+  return rc;
+}
+
+PNMPI_EXPORT int MPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
+                            MPI_Request *request) {
+  if (!traced(r_Imrecv))
+    return PMPI_Imrecv(buf, count, type, message, request);
+  const std::uint64_t comm = take_message(*message);
+  const std::uint64_t t0 = now();
+  const int rc = PMPI_Imrecv(buf, count, type, message, request);
+  const std::uint64_t t1 = now();
+  if (rc == MPI_SUCCESS && comm != 0) {
+    Pending p;
+    p.kind = kIrecvRequest;
+    p.object = comm;
+    p.routine = r_Imrecv;
+    op_record(kIrecvRequest, r_Imrecv, t1)->x = remember(*request, p);
+  }
+  call_record(r_Imrecv, t0, t1);
+  return rc;
+}
+
 PNMPI_EXPORT int MPI_Wait(MPI_Request *request, MPI_Status *status) {
   if (!traced(r_Wait))
     return PMPI_Wait(request, status);

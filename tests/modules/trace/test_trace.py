@@ -167,6 +167,15 @@ def expected_known(rank, n, repeat=1):
         e += call("MPI_Waitall", ("MpiIrecv", (rank - 1) % n, 5, 32, world),
                   ("MpiIsendComplete",))
     e += call("MPI_Request_free") + call("MPI_Request_free")
+    # Matched probes: the receive recorded on the probe's communicator.
+    nxt, prev = (rank + 1) % n, (rank - 1) % n
+    e += call("MPI_Isend", ("MpiIsend", nxt, 6, 12, world)) + call("MPI_Mprobe")
+    e += call("MPI_Mrecv", ("MpiRecv", prev, 6, 12, world))
+    e += call("MPI_Wait", ("MpiIsendComplete",))
+    e += call("MPI_Isend", ("MpiIsend", nxt, 7, 12, world)) + call("MPI_Mprobe")
+    e += call("MPI_Imrecv", ("MpiIrecvRequest",))
+    e += call("MPI_Wait", ("MpiIrecv", prev, 7, 12, world))
+    e += call("MPI_Wait", ("MpiIsendComplete",))
     e += call("MPI_Comm_split")
     half = tuple(r for r in range(n) if r % 2 == rank % 2)
     e += coll("MPI_Allreduce", "ALLREDUCE", half, None, 4, 4)
@@ -199,8 +208,9 @@ class TraceTest(unittest.TestCase):
         self.assertEqual(trace.unmatched_sends, 0)
         self.assertEqual(trace.unmatched_receives, 0)
         app = [m for m in trace.messages if not m.tool]
-        # The first message, the rings (nonblocking, then persistent twice), the split one.
-        self.assertEqual(len(app), 1 + (repeat + 2) * ranks + ranks // 2 * (ranks > 2))
+        # The first message, the rings (nonblocking, persistent twice, matched probes twice),
+        # the split one.
+        self.assertEqual(len(app), 1 + (repeat + 4) * ranks + ranks // 2 * (ranks > 2))
         for m in trace.messages:
             self.assertGreaterEqual(m.recv_time, m.send_time, m)
         return trace
@@ -287,16 +297,16 @@ class TraceTest(unittest.TestCase):
         for line in ("minprof: rank 0: MPI_Send 2 calls 416 bytes",
                      "minprof: rank 1: MPI_Recv 1 calls 400 bytes",
                      "minprof: rank 2: MPI_Recv 1 calls 16 bytes",
-                     "minprof: rank 1: MPI_Isend 1 calls 80 bytes",
+                     "minprof: rank 1: MPI_Isend 3 calls 104 bytes",
                      "minprof: rank 2: MPI_Allreduce 2 calls 8 bytes",
                      "minprof: end of report"):
             self.assertIn(line + "\n", proc.stderr)
         with open(f"{prefix}.0.prof") as f:
             prof = [l for l in f.read().splitlines() if l.startswith(("E\t", "I\t"))]
         # The application's messages from rank 0: 400 + 80 + 2 x 32 (the persistent ring)
-        # bytes to rank 1, 16 to rank 2.
+        # + 2 x 12 (the probed rings) bytes to rank 1, 16 to rank 2.
         self.assertEqual([l.split("\t")[:5] for l in prof if l.startswith("E")],
-                         [["E", "0", "1", "544 bytes", "4 msgs sent"],
+                         [["E", "0", "1", "568 bytes", "6 msgs sent"],
                           ["E", "0", "2", "16 bytes", "1 msgs sent"]])
         self.check_known(out, 3)
         # minprof's report at MPI_Finalize: PMPI_Reduce on every rank, and every rank but 0

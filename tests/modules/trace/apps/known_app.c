@@ -4,7 +4,8 @@
 /* A program whose trace is known exactly (test_trace.py lists what each rank must hold), on
  * 2 to 4 ranks: a blocking message 0 -> 1, a ring of nonblocking messages, collectives on
  * MPI_COMM_WORLD (blocking, and nonblocking ones completed by a Waitall and a Wait) and on a
- * split communicator, a persistent ring started twice, and a message inside the split one.
+ * split communicator, a persistent ring started twice, two rings received by matched probes
+ * (MPI_Mrecv, MPI_Imrecv), and a message inside the split one.
  * Usage: known_app [N [kill|pause]]: repeats the ring N times (default 1); with `kill`, rank 1
  * kills itself with SIGKILL after the ring, as a job killed part-way; with `pause`, every
  * rank sleeps 5 ms after each step, so that a timeline draws each call apart. */
@@ -88,6 +89,22 @@ int main(int argc, char **argv) {
   }
   MPI_Request_free(&ring[0]);
   MPI_Request_free(&ring[1]);
+  /* Matched probes: the first ring received by MPI_Mrecv, the second by MPI_Imrecv. */
+  int probe_out[3] = {0}, probe_in[3];
+  for (int i = 0; i < 2; ++i) {
+    MPI_Request sent, got;
+    MPI_Message msg;
+    MPI_Isend(probe_out, 3, MPI_INT, (rank + 1) % size, 6 + i, MPI_COMM_WORLD, &sent);
+    MPI_Mprobe((rank + size - 1) % size, 6 + i, MPI_COMM_WORLD, &msg, MPI_STATUS_IGNORE);
+    if (i == 0) {
+      MPI_Mrecv(probe_in, 3, MPI_INT, &msg, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Imrecv(probe_in, 3, MPI_INT, &msg, &got);
+      MPI_Wait(&got, MPI_STATUS_IGNORE);
+    }
+    MPI_Wait(&sent, MPI_STATUS_IGNORE);
+  }
+  step();
 
   MPI_Comm half;
   MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
