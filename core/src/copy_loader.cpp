@@ -27,6 +27,7 @@
 #include <unistd.h>
 #include <unordered_map>
 
+#include "dynamic_tags.h"
 #include "elf_view.h"
 #include "error.h"
 
@@ -418,11 +419,8 @@ CopyPlanPtr plan_copies(const std::vector<unsigned char> &bytes, const std::stri
     const std::uintptr_t first_lo = map->l_addr + lo, first_hi = map->l_addr + hi;
     auto in_first = [&](std::uintptr_t a) { return a >= first_lo && a < first_hi; };
 
-    std::uint64_t strtab = 0, strsz = 0, symtab = 0, hash = 0, gnu_hash = 0;
-    std::uint64_t rela = 0, relasz = 0, jmprel = 0, pltrelsz = 0, pltrel = DT_RELA;
-    std::uint64_t versym = 0, verneed = 0, verneednum = 0, verdef = 0, verdefnum = 0;
-    std::uint64_t init_arraysz = 0, fini_arraysz = 0;
     const std::uint64_t dyn_at = b.offset_of(dynamic, sizeof(ElfW(Dyn)));
+    DynamicTags tags;
     for (std::uint64_t k = 0;; ++k) {
       const auto *d = b.at<ElfW(Dyn)>(dyn_at + k * sizeof(ElfW(Dyn)));
       if (d->d_tag == DT_NULL)
@@ -430,80 +428,22 @@ CopyPlanPtr plan_copies(const std::vector<unsigned char> &bytes, const std::stri
       if (!harmless_tag(d->d_tag))
         throw Unsupported{"dynamic tag " + to_hex(static_cast<std::uint64_t>(d->d_tag)) +
                           " is not one this loader handles"};
-      const std::uint64_t v = d->d_un.d_val;
-      switch (d->d_tag) {
-      case DT_STRTAB:
-        strtab = v;
-        break;
-      case DT_STRSZ:
-        strsz = v;
-        break;
-      case DT_SYMTAB:
-        symtab = v;
-        break;
-      case DT_HASH:
-        hash = v;
-        break;
-      case DT_GNU_HASH:
-        gnu_hash = v;
-        break;
-      case DT_RELA:
-        rela = v;
-        break;
-      case DT_RELASZ:
-        relasz = v;
-        break;
-      case DT_JMPREL:
-        jmprel = v;
-        break;
-      case DT_PLTRELSZ:
-        pltrelsz = v;
-        break;
-      case DT_PLTREL:
-        pltrel = v;
-        break;
-      case DT_VERSYM:
-        versym = v;
-        break;
-      case DT_VERNEED:
-        verneed = v;
-        break;
-      case DT_VERNEEDNUM:
-        verneednum = v;
-        break;
-      case DT_VERDEF:
-        verdef = v;
-        break;
-      case DT_VERDEFNUM:
-        verdefnum = v;
-        break;
-      case DT_INIT:
-        p.init = v;
-        break;
-      case DT_FINI:
-        p.fini = v;
-        break;
-      case DT_INIT_ARRAY:
-        p.init_array = v;
-        break;
-      case DT_INIT_ARRAYSZ:
-        init_arraysz = v;
-        break;
-      case DT_FINI_ARRAY:
-        p.fini_array = v;
-        break;
-      case DT_FINI_ARRAYSZ:
-        fini_arraysz = v;
-        break;
-      case DT_FLAGS:
-        if (v & (DF_SYMBOLIC | DF_TEXTREL | DF_STATIC_TLS))
-          throw Unsupported{"its DT_FLAGS ask for symbolic binding, text relocations or "
-                            "static TLS"};
-        break;
-      default:
-        break;
-      }
+      tags.add(*d);
     }
+    if (tags.flags & (DF_SYMBOLIC | DF_TEXTREL | DF_STATIC_TLS))
+      throw Unsupported{"its DT_FLAGS ask for symbolic binding, text relocations or "
+                        "static TLS"};
+    const std::uint64_t strtab = tags.strtab, strsz = tags.strsz, symtab = tags.symtab,
+                        hash = tags.hash, gnu_hash = tags.gnu_hash, rela = tags.rela,
+                        relasz = tags.relasz, jmprel = tags.jmprel, pltrelsz = tags.pltrelsz,
+                        pltrel = tags.pltrel, versym = tags.versym, verneed = tags.verneed,
+                        verneednum = tags.verneednum, verdef = tags.verdef,
+                        verdefnum = tags.verdefnum, init_arraysz = tags.init_arraysz,
+                        fini_arraysz = tags.fini_arraysz;
+    p.init = tags.init;
+    p.fini = tags.fini;
+    p.init_array = tags.init_array;
+    p.fini_array = tags.fini_array;
     if (pltrel != DT_RELA)
       throw Unsupported{"it uses REL relocations"};
     p.init_count = init_arraysz / sizeof(ElfW(Addr));

@@ -12,6 +12,7 @@
 #include <elf.h>
 #include <link.h>
 
+#include "dynamic_tags.h"
 #include "elf_view.h"
 #include "error.h"
 
@@ -214,58 +215,17 @@ ElfImage read_elf_image(const std::vector<unsigned char> &bytes, const std::stri
   if (dynamic == nullptr)
     r.fail("not a dynamically linked shared object (no PT_DYNAMIC segment)");
 
-  std::uint64_t symtab = 0, strtab = 0, strsz = 0, syment = sizeof(ElfW(Sym)), hash = 0,
-                gnu_hash = 0, rela = 0, relasz = 0, jmprel = 0, pltrelsz = 0, pltrel = DT_RELA;
   const std::uint64_t ndyn = dynamic->p_filesz / sizeof(ElfW(Dyn));
   const auto *dyn = r.at<ElfW(Dyn)>(dynamic->p_offset, ndyn);
-  bool has_rel = false;
-  std::vector<std::uint64_t> needed; // string table offsets of the DT_NEEDED names
-  for (std::uint64_t i = 0; i < ndyn && dyn[i].d_tag != DT_NULL; ++i) {
-    const std::uint64_t v = dyn[i].d_un.d_val;
-    switch (dyn[i].d_tag) {
-    case DT_SYMTAB:
-      symtab = v;
-      break;
-    case DT_STRTAB:
-      strtab = v;
-      break;
-    case DT_STRSZ:
-      strsz = v;
-      break;
-    case DT_SYMENT:
-      syment = v;
-      break;
-    case DT_HASH:
-      hash = v;
-      break;
-    case DT_GNU_HASH:
-      gnu_hash = v;
-      break;
-    case DT_RELA:
-      rela = v;
-      break;
-    case DT_RELASZ:
-      relasz = v;
-      break;
-    case DT_JMPREL:
-      jmprel = v;
-      break;
-    case DT_PLTRELSZ:
-      pltrelsz = v;
-      break;
-    case DT_PLTREL:
-      pltrel = v;
-      break;
-    case DT_REL:
-      has_rel = true;
-      break;
-    case DT_NEEDED:
-      needed.push_back(v);
-      break;
-    default:
-      break;
-    }
-  }
+  DynamicTags tags;
+  for (std::uint64_t i = 0; i < ndyn && dyn[i].d_tag != DT_NULL; ++i)
+    tags.add(dyn[i]);
+  const std::uint64_t symtab = tags.symtab, strtab = tags.strtab, strsz = tags.strsz,
+                      syment = tags.syment, hash = tags.hash, gnu_hash = tags.gnu_hash,
+                      rela = tags.rela, relasz = tags.relasz, jmprel = tags.jmprel,
+                      pltrelsz = tags.pltrelsz, pltrel = tags.pltrel;
+  const bool has_rel = tags.has_rel;
+  const std::vector<std::uint64_t> &needed = tags.needed;
   if (symtab == 0 || strtab == 0)
     r.fail("corrupt ELF file: no dynamic symbol table");
   if (syment != sizeof(ElfW(Sym)))

@@ -14,6 +14,7 @@ import re
 import numpy as np
 
 from ..errors import ReportError
+from .square import read_square_matrix
 from ..model import APPLICATION, Category, Run, Sparse
 
 NAME = re.compile(r"\Amonitoring_(pml|coll|osc|all)_(msg|size|avg)\.mat\Z")
@@ -25,35 +26,6 @@ _CATEGORY = {"pml": ("p2p", "point-to-point (monitoring_pml_*.mat)"),
 
 def is_mat(path):
     return NAME.match(os.path.basename(path)) is not None
-
-
-def _read_matrix(path):
-    try:
-        with open(path, "rb") as f:
-            text = f.read().decode("ascii")
-    except OSError as e:
-        raise ReportError("cannot read: %s" % e.strerror, path)
-    except UnicodeDecodeError as e:
-        raise ReportError("not text (byte %d): not a .mat file" % e.start, path)
-    if not text:
-        raise ReportError("empty file", path)
-    if not text.endswith("\n"):
-        raise ReportError("the last line has no end: the file is truncated",
-                          path, text.count("\n") + 1)
-    rows = text.split("\n")[:-1]
-    n = len(rows)
-    out = np.zeros((n, n), dtype=np.int64)
-    import warnings
-    for i, row in enumerate(rows):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            values = np.fromstring(row, dtype=np.int64, sep=" ")
-        if values.size != n or len(row.split(None, n)) != n:
-            raise ReportError("this row is not %d integers separated by spaces, and the file "
-                              "has %d rows: a matrix must be square (truncated file?)"
-                              % (n, n), path, i + 1)
-        out[i] = values
-    return out
 
 
 def read(paths, source):
@@ -81,7 +53,7 @@ def read(paths, source):
         mats = {}
         for metric in ("msg", "size"):
             p = found[(k, metric)]
-            d = _read_matrix(p)
+            d = read_square_matrix(p, "a .mat file")
             if n is None:
                 n, first = d.shape[0], p
                 run = Run(source, "ompi_monitoring_prof .mat files", n)

@@ -8,11 +8,11 @@ chose which traffic they sum, so they make one category, `session`.
 (`MPI_M_flush` writes `NAME.<rank>.prof` with E, C, S, R lines: `prof.py` reads those.)"""
 
 import re
-import warnings
 
 import numpy as np
 
 from ..errors import ReportError
+from .square import read_square_matrix
 from ..model import APPLICATION, Category, Run, Sparse
 
 NAME = re.compile(r"\A(?P<name>.*)_(?P<part>counts|sizes)\.(?P<rank>\d+)\.prof\Z")
@@ -28,33 +28,6 @@ def is_rootflush(path):
     except OSError:
         return True  # the reader reports it
     return re.match(rb"\A[0-9 \n]*\Z", head) is not None
-
-
-def _read_matrix(path):
-    try:
-        with open(path, "rb") as f:
-            text = f.read().decode("ascii")
-    except OSError as e:
-        raise ReportError("cannot read: %s" % e.strerror, path)
-    except UnicodeDecodeError as e:
-        raise ReportError("not text (byte %d)" % e.start, path)
-    if not text:
-        raise ReportError("empty file", path)
-    if not text.endswith("\n"):
-        raise ReportError("the last line has no end: the file is truncated",
-                          path, text.count("\n") + 1)
-    rows = text.split("\n")[:-1]
-    n = len(rows)
-    out = np.zeros((n, n), dtype=np.int64)
-    for i, row in enumerate(rows):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            values = np.fromstring(row, dtype=np.int64, sep=" ")
-        if values.size != n or len(row.split(None, n)) != n:
-            raise ReportError("this row is not %d integers separated by spaces (the file "
-                              "has %d rows; truncated?)" % (n, n), path, i + 1)
-        out[i] = values
-    return out
 
 
 def read(paths, source):
@@ -75,8 +48,8 @@ def read(paths, source):
         if part not in files:
             raise ReportError("%s_%s.%s.prof is missing beside it" % (name, part, rank),
                               next(iter(files.values())))
-    counts = _read_matrix(files["counts"])
-    sizes = _read_matrix(files["sizes"])
+    counts = read_square_matrix(files["counts"], "an MPI_M_rootflush file")
+    sizes = read_square_matrix(files["sizes"], "an MPI_M_rootflush file")
     n = counts.shape[0]
     if sizes.shape[0] != n:
         raise ReportError("a %d x %d matrix, but %s is %d x %d: files of different flushes?"
