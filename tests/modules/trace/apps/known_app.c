@@ -80,7 +80,9 @@ int main(int argc, char **argv) {
   /* A persistent ring: each start issues a receive and a send, completed by the Waitall. */
   MPI_Request ring[2];
   MPI_Recv_init(in, 4, MPI_DOUBLE, (rank + size - 1) % size, 5, MPI_COMM_WORLD, &ring[0]);
+  step();
   MPI_Send_init(out, 4, MPI_DOUBLE, (rank + 1) % size, 5, MPI_COMM_WORLD, &ring[1]);
+  step();
   for (int i = 0; i < 2; ++i) {
     MPI_Startall(2, ring);
     step();
@@ -88,23 +90,29 @@ int main(int argc, char **argv) {
     step();
   }
   MPI_Request_free(&ring[0]);
+  step();
   MPI_Request_free(&ring[1]);
+  step();
   /* Matched probes: the first ring received by MPI_Mrecv, the second by MPI_Imrecv. */
   int probe_out[3] = {0}, probe_in[3];
   for (int i = 0; i < 2; ++i) {
     MPI_Request sent, got;
     MPI_Message msg;
     MPI_Isend(probe_out, 3, MPI_INT, (rank + 1) % size, 6 + i, MPI_COMM_WORLD, &sent);
+    step();
     MPI_Mprobe((rank + size - 1) % size, 6 + i, MPI_COMM_WORLD, &msg, MPI_STATUS_IGNORE);
+    step();
     if (i == 0) {
       MPI_Mrecv(probe_in, 3, MPI_INT, &msg, MPI_STATUS_IGNORE);
     } else {
       MPI_Imrecv(probe_in, 3, MPI_INT, &msg, &got);
+      step();
       MPI_Wait(&got, MPI_STATUS_IGNORE);
     }
+    step();
     MPI_Wait(&sent, MPI_STATUS_IGNORE);
+    step();
   }
-  step();
 
   MPI_Comm half;
   MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
