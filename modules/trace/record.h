@@ -30,6 +30,8 @@ enum RecordKind : std::uint8_t {
   kIoComplete,       ///< object = file, bytes2 = bytes done, x = id
   kIoView,           ///< object = file, x = displacement, bytes etype size, bytes2 filetype size
   kFlush,            ///< t0..t1: the buffer was written to the spill file
+  kNbcRequest,       ///< id: a nonblocking collective was started
+  kNbcComplete,      ///< as kCollective, plus id; routine = the starting one
 };
 
 enum RecordFlag : std::uint8_t {

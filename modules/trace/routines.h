@@ -41,6 +41,17 @@ enum RoutineClass : unsigned {
   X(Sendrecv_replace, kClassP2P)                                                                   \
   X(Probe, kClassP2P)                                                                              \
   X(Iprobe, kClassP2P)                                                                             \
+  X(Send_init, kClassP2P)                                                                          \
+  X(Bsend_init, kClassP2P)                                                                         \
+  X(Ssend_init, kClassP2P)                                                                         \
+  X(Rsend_init, kClassP2P)                                                                         \
+  X(Recv_init, kClassP2P)                                                                          \
+  X(Start, kClassP2P)                                                                              \
+  X(Startall, kClassP2P)                                                                           \
+  X(Mprobe, kClassP2P)                                                                             \
+  X(Improbe, kClassP2P)                                                                            \
+  X(Mrecv, kClassP2P)                                                                              \
+  X(Imrecv, kClassP2P)                                                                             \
   X(Wait, kClassRequest)                                                                           \
   X(Waitall, kClassRequest)                                                                        \
   X(Waitany, kClassRequest)                                                                        \
@@ -67,6 +78,18 @@ enum RoutineClass : unsigned {
   X(Reduce_scatter, kClassColl)                                                                    \
   X(Scan, kClassColl)                                                                              \
   X(Exscan, kClassColl)                                                                            \
+  X(Ibarrier, kClassColl)                                                                          \
+  X(Ibcast, kClassColl)                                                                            \
+  X(Igather, kClassColl)                                                                           \
+  X(Igatherv, kClassColl)                                                                          \
+  X(Iscatter, kClassColl)                                                                          \
+  X(Iscatterv, kClassColl)                                                                         \
+  X(Iallgather, kClassColl)                                                                        \
+  X(Iallgatherv, kClassColl)                                                                       \
+  X(Ialltoall, kClassColl)                                                                         \
+  X(Ialltoallv, kClassColl)                                                                        \
+  X(Ireduce, kClassColl)                                                                           \
+  X(Iallreduce, kClassColl)                                                                        \
   X(Comm_dup, kClassComm)                                                                          \
   X(Comm_dup_with_info, kClassComm)                                                                \
   X(Comm_split, kClassComm)                                                                        \
@@ -125,5 +148,11 @@ struct RoutineInfo {
 };
 
 extern const RoutineInfo kRoutines[kRoutineCount];
+
+/// Whether `r` starts a nonblocking collective (the X list keeps them together, Ibarrier to
+/// Iallreduce): its call holds no collective, which is recorded at its completion.
+constexpr bool nonblocking_collective(unsigned r) noexcept {
+  return r >= r_Ibarrier && r <= r_Iallreduce;
+}
 
 } // namespace pnmpi::trace

@@ -176,12 +176,81 @@ std::uint64_t remember(MPI_Request request, Pending p) noexcept {
   return p.id;
 }
 
+void remember_persistent(MPI_Request request, const Persistent &p) noexcept {
+  if (request == MPI_REQUEST_NULL)
+    return;
+  std::lock_guard<std::mutex> guard(g.lock);
+  try {
+    g.persistent[key_of(request)] = p;
+    g.persistents.store(g.persistent.size(), std::memory_order_relaxed);
+  } catch (...) {
+    report("out of memory: the operations of a persistent request are not recorded");
+  }
+}
+
+void start_persistent(Routine r, int count, const MPI_Request *requests, std::uint64_t t) noexcept {
+  if (g.persistents.load(std::memory_order_relaxed) == 0)
+    return;
+  std::lock_guard<std::mutex> guard(g.lock);
+  for (int i = 0; i < count; ++i) {
+    auto it = g.persistent.find(key_of(requests[i]));
+    if (it == g.persistent.end())
+      continue;
+    const Persistent &q = it->second;
+    Pending p;
+    p.kind = q.kind;
+    p.object = q.object;
+    p.routine = static_cast<std::uint16_t>(r);
+    p.id = g.next_id++;
+    try {
+      g.requests[key_of(requests[i])] = p;
+    } catch (...) {
+      report("out of memory: the completion of a nonblocking operation is not recorded");
+    }
+    Record *o = op_record(static_cast<RecordKind>(q.kind), r, t);
+    o->object = q.object;
+    o->x = p.id;
+    if (q.kind == kIsend) {
+      o->peer = q.peer;
+      o->tag = q.tag;
+      o->bytes = q.bytes;
+    }
+  }
+  g.pending.store(g.requests.size(), std::memory_order_relaxed);
+}
+
+void remember_message(MPI_Message message, MPI_Comm comm) noexcept {
+  if (message == MPI_MESSAGE_NULL || message == MPI_MESSAGE_NO_PROC)
+    return;
+  std::lock_guard<std::mutex> guard(g.lock);
+  try {
+    g.messages[key_of(message)] = key_of(comm);
+  } catch (...) {
+    report("out of memory: a message received with MPI_Mrecv/MPI_Imrecv is not recorded");
+  }
+}
+
+std::uint64_t take_message(MPI_Message message) noexcept {
+  if (message == MPI_MESSAGE_NULL || message == MPI_MESSAGE_NO_PROC)
+    return 0;
+  std::lock_guard<std::mutex> guard(g.lock);
+  auto it = g.messages.find(key_of(message));
+  if (it == g.messages.end())
+    return 0;
+  const std::uint64_t comm = it->second;
+  g.messages.erase(it);
+  return comm;
+}
+
 void forget(MPI_Request request) noexcept {
-  if (g.pending.load(std::memory_order_relaxed) == 0)
+  if (g.pending.load(std::memory_order_relaxed) == 0 &&
+      g.persistents.load(std::memory_order_relaxed) == 0)
     return;
   std::lock_guard<std::mutex> guard(g.lock);
   g.requests.erase(key_of(request));
+  g.persistent.erase(key_of(request));
   g.pending.store(g.requests.size(), std::memory_order_relaxed);
+  g.persistents.store(g.persistent.size(), std::memory_order_relaxed);
 }
 
 void complete_requests(int count, const MPI_Request *before, const MPI_Status *statuses,
@@ -216,6 +285,13 @@ void complete_requests(int count, const MPI_Request *before, const MPI_Status *s
       Record *o = op_record(kIoComplete, r, t);
       o->object = p.object;
       o->bytes2 = status_bytes(st);
+      o->x = p.id;
+    } else if (p.kind == kNbcRequest) {
+      Record *o = op_record(kNbcComplete, r, t);
+      o->object = p.object;
+      o->peer = p.root;
+      o->bytes = p.sent;
+      o->bytes2 = p.received;
       o->x = p.id;
     }
   }

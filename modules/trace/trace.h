@@ -116,10 +116,22 @@ struct FileEntry {
 
 /// What a pending nonblocking request was, so its completion can be recorded.
 struct Pending {
-  std::uint8_t kind = 0;    ///< kIsend, kIrecvRequest or kIoIssued
+  std::uint8_t kind = 0;    ///< kIsend, kIrecvRequest, kIoIssued or kNbcRequest
   std::uint64_t id = 0;     ///< request or matching id written into the trace
   std::uint64_t object = 0; ///< communicator or file handle
   std::uint16_t routine = 0;
+  std::int32_t root = -1;     ///< kNbcRequest: the root (comm rank, or -1)
+  std::uint64_t sent = 0;     ///< kNbcRequest: bytes this rank supplies
+  std::uint64_t received = 0; ///< kNbcRequest: bytes this rank gets
+};
+
+/// A persistent point-to-point request as made by MPI_*_init: what each MPI_Start issues.
+struct Persistent {
+  std::uint8_t kind = 0; ///< kIsend or kIrecvRequest
+  std::uint16_t routine = 0;
+  std::uint64_t object = 0; ///< communicator
+  std::int32_t peer = -1, tag = 0;
+  std::uint64_t bytes = 0;
 };
 
 struct State {
@@ -140,6 +152,9 @@ struct State {
   std::vector<FileEntry> files;
   std::unordered_map<std::uint64_t, Pending> requests;
   std::atomic<std::size_t> pending{0}; ///< requests.size(), read without the lock
+  std::unordered_map<std::uint64_t, Persistent> persistent;
+  std::atomic<std::size_t> persistents{0}; ///< persistent.size(), read without the lock
+  std::unordered_map<std::uint64_t, std::uint64_t> messages; ///< matched message -> comm
   std::uint64_t next_id = 1;
   ClockPair init, finalize;                    ///< ticks <-> CLOCK_MONOTONIC
   double offset_init = 0, offset_finalize = 0; ///< ns to add to this rank's CLOCK_MONOTONIC
@@ -212,6 +227,18 @@ inline std::uint64_t status_bytes(const MPI_Status *status) noexcept {
 /// Notes a nonblocking request, so its completion (Wait/Test) can be recorded; returns the
 /// id it gets in the trace (p.id is ignored).
 std::uint64_t remember(MPI_Request request, Pending p) noexcept;
+
+/// Notes a persistent request made by MPI_*_init.
+void remember_persistent(MPI_Request request, const Persistent &p) noexcept;
+
+/// Records what MPI_Start(all) issued on the persistent requests among `requests` (an Isend
+/// or an Irecv request each, with a new id), at time t, by routine r.
+void start_persistent(Routine r, int count, const MPI_Request *requests, std::uint64_t t) noexcept;
+
+/// Notes the communicator of a message matched by MPI_Mprobe/MPI_Improbe (MPI_Mrecv and
+/// MPI_Imrecv are given the message alone), and takes it back (0: not noted).
+void remember_message(MPI_Message message, MPI_Comm comm) noexcept;
+std::uint64_t take_message(MPI_Message message) noexcept;
 
 /// Forgets a request freed with MPI_Request_free.
 void forget(MPI_Request request) noexcept;

@@ -66,14 +66,15 @@ struct Statuses {
   }
 };
 
-/// After a Wait/Test of several requests: those now MPI_REQUEST_NULL completed.
+/// After a Wait/Test of several requests: all of them completed if the call succeeded
+/// (a persistent request stays as it was, inactive), else those now MPI_REQUEST_NULL.
 void completed_all(const Before &b, int count, const MPI_Request *after, const MPI_Status *st,
-                   std::uint64_t t) noexcept {
+                   std::uint64_t t, bool all) noexcept {
   if (!b.tracking)
     return;
   std::vector<int> done(static_cast<std::size_t>(count));
   for (int i = 0; i < count; ++i)
-    done[static_cast<std::size_t>(i)] = after[i] == MPI_REQUEST_NULL;
+    done[static_cast<std::size_t>(i)] = all || after[i] == MPI_REQUEST_NULL;
   complete_requests(count, b.list, st, done.data(), t);
 }
 
@@ -124,7 +125,77 @@ void completed_some(const Before &b, int outcount, const int *indices, const MPI
     return rc;                                                                                     \
   }
 
+#define DEFINE_SEND_INIT(NAME)                                                                     \
+  PNMPI_EXPORT int MPI_##NAME(SEND_PARAMS, MPI_Request *request) {                                 \
+    if (!traced(r_##NAME))                                                                         \
+      return PMPI_##NAME(SEND_ARGS, request);                                                      \
+    const std::uint64_t t0 = now();                                                                \
+    const int rc = PMPI_##NAME(SEND_ARGS, request);                                                \
+    const std::uint64_t t1 = now();                                                                \
+    if (rc == MPI_SUCCESS && dest != MPI_PROC_NULL) {                                              \
+      Persistent p;                                                                                \
+      p.kind = kIsend;                                                                             \
+      p.routine = r_##NAME;                                                                        \
+      p.object = key_of(comm);                                                                     \
+      p.peer = dest;                                                                               \
+      p.tag = tag;                                                                                 \
+      p.bytes = bytes_of(count, type);                                                             \
+      remember_persistent(*request, p);                                                            \
+    }                                                                                              \
+    call_record(r_##NAME, t0, t1);                                                                 \
+    return rc;                                                                                     \
+  }
+
 extern "C" {
+
+DEFINE_SEND_INIT(Send_init)
+DEFINE_SEND_INIT(Bsend_init)
+DEFINE_SEND_INIT(Ssend_init)
+DEFINE_SEND_INIT(Rsend_init)
+
+PNMPI_EXPORT int MPI_Recv_init(void *buf, int count, MPI_Datatype type, int source, int tag,
+                               MPI_Comm comm, MPI_Request *request) {
+  if (!traced(r_Recv_init))
+    return PMPI_Recv_init(buf, count, type, source, tag, comm, request);
+  const std::uint64_t t0 = now();
+  const int rc = PMPI_Recv_init(buf, count, type, source, tag, comm, request);
+  const std::uint64_t t1 = now();
+  if (rc == MPI_SUCCESS && source != MPI_PROC_NULL) {
+    Persistent p;
+    p.kind = kIrecvRequest;
+    p.routine = r_Recv_init;
+    p.object = key_of(comm);
+    remember_persistent(*request, p);
+  }
+  call_record(r_Recv_init, t0, t1);
+  return rc;
+}
+
+// A start issues the operation its request was made for: recorded as an Isend or an Irecv
+// request of the start, completed by the Wait or Test that completes it.
+PNMPI_EXPORT int MPI_Start(MPI_Request *request) {
+  if (!traced(r_Start))
+    return PMPI_Start(request);
+  const std::uint64_t t0 = now();
+  const int rc = PMPI_Start(request);
+  const std::uint64_t t1 = now();
+  if (rc == MPI_SUCCESS)
+    start_persistent(r_Start, 1, request, t0);
+  call_record(r_Start, t0, t1);
+  return rc;
+}
+
+PNMPI_EXPORT int MPI_Startall(int count, MPI_Request requests[]) {
+  if (!traced(r_Startall))
+    return PMPI_Startall(count, requests);
+  const std::uint64_t t0 = now();
+  const int rc = PMPI_Startall(count, requests);
+  const std::uint64_t t1 = now();
+  if (rc == MPI_SUCCESS)
+    start_persistent(r_Startall, count, requests, t0);
+  call_record(r_Startall, t0, t1);
+  return rc;
+}
 
 DEFINE_SEND(Send)
 DEFINE_SEND(Bsend)
@@ -222,6 +293,86 @@ PNMPI_EXPORT int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_S
   return rc;
 }
 
+// Matched probes: the message's communicator is noted for the MPI_Mrecv/MPI_Imrecv that
+// receives it (they are not given one), whenever either of them is traced.
+PNMPI_EXPORT int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
+                            MPI_Status *status) {
+  const bool note = traced(r_Mrecv) || traced(r_Imrecv);
+  if (!traced(r_Mprobe)) {
+    const int rc = PMPI_Mprobe(source, tag, comm, message, status);
+    if (note && rc == MPI_SUCCESS)
+      remember_message(*message, comm);
+    return rc;
+  }
+  const std::uint64_t t0 = now();
+  const int rc = PMPI_Mprobe(source, tag, comm, message, status);
+  const std::uint64_t t1 = now();
+  if (note && rc == MPI_SUCCESS)
+    remember_message(*message, comm);
+  call_record(r_Mprobe, t0, t1);
+  return rc;
+}
+
+PNMPI_EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                             MPI_Status *status) {
+  const bool note = traced(r_Mrecv) || traced(r_Imrecv);
+  if (!traced(r_Improbe)) {
+    const int rc = PMPI_Improbe(source, tag, comm, flag, message, status);
+    if (note && rc == MPI_SUCCESS && *flag)
+      remember_message(*message, comm);
+    return rc;
+  }
+  const std::uint64_t t0 = now();
+  const int rc = PMPI_Improbe(source, tag, comm, flag, message, status);
+  const std::uint64_t t1 = now();
+  if (note && rc == MPI_SUCCESS && *flag)
+    remember_message(*message, comm);
+  call_record(r_Improbe, t0, t1);
+  return rc;
+}
+
+// A matched receive is recorded as MPI_Recv/MPI_Irecv are, on the probe's communicator.
+PNMPI_EXPORT int MPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
+                           MPI_Status *status) {
+  if (!traced(r_Mrecv))
+    return PMPI_Mrecv(buf, count, type, message, status);
+  MPI_Status own;
+  MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+  const std::uint64_t comm = take_message(*message);
+  const std::uint64_t t0 = now();
+  const int rc = PMPI_Mrecv(buf, count, type, message, st);
+  const std::uint64_t t1 = now();
+  if (rc == MPI_SUCCESS && comm != 0 && st->MPI_SOURCE >= 0) {
+    Record *o = op_record(kRecv, r_Mrecv, t1);
+    o->object = comm;
+    o->peer = st->MPI_SOURCE;
+    o->tag = st->MPI_TAG;
+    o->bytes = status_bytes(st);
+    o->x = 0;
+  }
+  call_record(r_Mrecv, t0, t1);
+  return rc;
+}
+
+PNMPI_EXPORT int MPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
+                            MPI_Request *request) {
+  if (!traced(r_Imrecv))
+    return PMPI_Imrecv(buf, count, type, message, request);
+  const std::uint64_t comm = take_message(*message);
+  const std::uint64_t t0 = now();
+  const int rc = PMPI_Imrecv(buf, count, type, message, request);
+  const std::uint64_t t1 = now();
+  if (rc == MPI_SUCCESS && comm != 0) {
+    Pending p;
+    p.kind = kIrecvRequest;
+    p.object = comm;
+    p.routine = r_Imrecv;
+    op_record(kIrecvRequest, r_Imrecv, t1)->x = remember(*request, p);
+  }
+  call_record(r_Imrecv, t0, t1);
+  return rc;
+}
+
 PNMPI_EXPORT int MPI_Wait(MPI_Request *request, MPI_Status *status) {
   if (!traced(r_Wait))
     return PMPI_Wait(request, status);
@@ -261,7 +412,7 @@ PNMPI_EXPORT int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statu
   const std::uint64_t t0 = now();
   const int rc = PMPI_Waitall(count, requests, st);
   const std::uint64_t t1 = now();
-  completed_all(before, count, requests, st, t1);
+  completed_all(before, count, requests, st, t1, rc == MPI_SUCCESS);
   call_record(r_Waitall, t0, t1);
   return rc;
 }
@@ -276,7 +427,7 @@ PNMPI_EXPORT int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_S
   const int rc = PMPI_Testall(count, requests, flag, st);
   const std::uint64_t t1 = now();
   if (*flag)
-    completed_all(before, count, requests, st, t1);
+    completed_all(before, count, requests, st, t1, rc == MPI_SUCCESS);
   call_record(r_Testall, t0, t1);
   return rc;
 }

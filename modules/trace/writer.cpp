@@ -152,28 +152,40 @@ OTF2_LocationRef location_id(int rank, std::uint32_t thread) {
 OTF2_CollectiveOp collective_op(Routine r) {
   switch (r) {
   case r_Barrier:
+  case r_Ibarrier:
     return OTF2_COLLECTIVE_OP_BARRIER;
   case r_Bcast:
+  case r_Ibcast:
     return OTF2_COLLECTIVE_OP_BCAST;
   case r_Gather:
+  case r_Igather:
     return OTF2_COLLECTIVE_OP_GATHER;
   case r_Gatherv:
+  case r_Igatherv:
     return OTF2_COLLECTIVE_OP_GATHERV;
   case r_Scatter:
+  case r_Iscatter:
     return OTF2_COLLECTIVE_OP_SCATTER;
   case r_Scatterv:
+  case r_Iscatterv:
     return OTF2_COLLECTIVE_OP_SCATTERV;
   case r_Allgather:
+  case r_Iallgather:
     return OTF2_COLLECTIVE_OP_ALLGATHER;
   case r_Allgatherv:
+  case r_Iallgatherv:
     return OTF2_COLLECTIVE_OP_ALLGATHERV;
   case r_Alltoall:
+  case r_Ialltoall:
     return OTF2_COLLECTIVE_OP_ALLTOALL;
   case r_Alltoallv:
+  case r_Ialltoallv:
     return OTF2_COLLECTIVE_OP_ALLTOALLV;
   case r_Reduce:
+  case r_Ireduce:
     return OTF2_COLLECTIVE_OP_REDUCE;
   case r_Allreduce:
+  case r_Iallreduce:
     return OTF2_COLLECTIVE_OP_ALLREDUCE;
   case r_Reduce_scatter:
     return OTF2_COLLECTIVE_OP_REDUCE_SCATTER;
@@ -341,6 +353,24 @@ struct Converter {
     case kRequestCancelled:
       OTF2_EvtWriter_MpiRequestCancelled(w, nullptr, t, r.x);
       break;
+    case kNbcRequest:
+      OTF2_EvtWriter_NonBlockingCollectiveRequest(w, nullptr, t, r.x);
+      break;
+    case kNbcComplete: {
+      // The completion carries the communicator; without one the request's completion is
+      // not written (its Request stays open) and counted with the other unknown objects.
+      const long c = comm_of(r);
+      if (c < 0) {
+        ++unknown;
+        return;
+      }
+      OTF2_EvtWriter_NonBlockingCollectiveComplete(
+          w, nullptr, t, collective_op(static_cast<Routine>(r.routine)),
+          static_cast<OTF2_CommRef>(ids->comm[static_cast<std::size_t>(c)]),
+          r.peer < 0 ? OTF2_UNDEFINED_UINT32 : static_cast<std::uint32_t>(r.peer), r.bytes,
+          r.bytes2, r.x);
+      break;
+    }
     case kRma: {
       const long wi = lookup(*wins, r.object, r.t0);
       if (wi < 0) {
@@ -427,7 +457,8 @@ struct Converter {
       }
     OTF2_EvtWriter_Enter(w, attrs, t0, region);
     const auto routine = static_cast<Routine>(c.routine);
-    const bool collective = kRoutines[routine].cls == kClassColl;
+    const bool collective =
+        kRoutines[routine].cls == kClassColl && !nonblocking_collective(routine);
     if (collective)
       OTF2_EvtWriter_MpiCollectiveBegin(w, nullptr, t0);
     Record coll;

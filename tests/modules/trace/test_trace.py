@@ -75,6 +75,7 @@ def event_tuples(trace_dir, include_tools=False):
     from otf2 import events as ev
     out, times = {}, {}
     tool_depth = {}
+    nbc_ids = {}  # rank -> {request id: its ordinal among the rank's nonblocking collectives}
     with otf2.reader.open(os.path.join(trace_dir, "traces.otf2")) as reader:
         for location, e in reader.events:
             rank = rank_of(location)
@@ -106,6 +107,17 @@ def event_tuples(trace_dir, include_tools=False):
                 root = None if e.root == 0xFFFFFFFF or e.root is None else m[e.root]
                 t = ("MpiCollectiveEnd", str(e.collective_op).split(".")[-1], m, root,
                      e.size_sent, e.size_received)
+            elif isinstance(e, ev.NonBlockingCollectiveRequest):
+                ids = nbc_ids.setdefault(rank, {})
+                ids[e.request_id] = len(ids)
+                t = ("NonBlockingCollectiveRequest", ids[e.request_id])
+            elif isinstance(e, ev.NonBlockingCollectiveComplete):
+                m = members(e.communicator)
+                root = None if e.root == 0xFFFFFFFF or e.root is None else m[e.root]
+                # The ordinal of the request it completes (None: an id never requested).
+                t = ("NonBlockingCollectiveComplete", str(e.collective_op).split(".")[-1], m,
+                     root, e.size_sent, e.size_received,
+                     nbc_ids.get(rank, {}).get(e.request_id))
             else:
                 t = (type(e).__name__,)
             out.setdefault(rank, []).append(t)
@@ -137,6 +149,33 @@ def expected_known(rank, n, repeat=1):
     e += coll("MPI_Barrier", "BARRIER", world, None, 0, 0)
     e += coll("MPI_Bcast", "BCAST", world, 0, 16 if rank == 0 else 0, 0 if rank == 0 else 16)
     e += coll("MPI_Allreduce", "ALLREDUCE", world, None, 4, 4)
+    # Nonblocking collectives: a request in the starting call, the collective at completion.
+    last = n - 1
+    e += call("MPI_Iallreduce", ("NonBlockingCollectiveRequest", 0))
+    e += call("MPI_Ibcast", ("NonBlockingCollectiveRequest", 1))
+    e += call("MPI_Waitall",
+              ("NonBlockingCollectiveComplete", "ALLREDUCE", world, None, 8, 8, 0),
+              ("NonBlockingCollectiveComplete", "BCAST", world, last,
+               8 if rank == last else 0, 0 if rank == last else 8, 1))
+    e += call("MPI_Ibarrier", ("NonBlockingCollectiveRequest", 2))
+    e += call("MPI_Wait", ("NonBlockingCollectiveComplete", "BARRIER", world, None, 0, 0, 2))
+    # Persistent requests: every start issues a receive request and a send.
+    e += call("MPI_Recv_init") + call("MPI_Send_init")
+    for _ in range(2):
+        e += call("MPI_Startall", ("MpiIrecvRequest",),
+                  ("MpiIsend", (rank + 1) % n, 5, 32, world))
+        e += call("MPI_Waitall", ("MpiIrecv", (rank - 1) % n, 5, 32, world),
+                  ("MpiIsendComplete",))
+    e += call("MPI_Request_free") + call("MPI_Request_free")
+    # Matched probes: the receive recorded on the probe's communicator.
+    nxt, prev = (rank + 1) % n, (rank - 1) % n
+    e += call("MPI_Isend", ("MpiIsend", nxt, 6, 12, world)) + call("MPI_Mprobe")
+    e += call("MPI_Mrecv", ("MpiRecv", prev, 6, 12, world))
+    e += call("MPI_Wait", ("MpiIsendComplete",))
+    e += call("MPI_Isend", ("MpiIsend", nxt, 7, 12, world)) + call("MPI_Mprobe")
+    e += call("MPI_Imrecv", ("MpiIrecvRequest",))
+    e += call("MPI_Wait", ("MpiIrecv", prev, 7, 12, world))
+    e += call("MPI_Wait", ("MpiIsendComplete",))
     e += call("MPI_Comm_split")
     half = tuple(r for r in range(n) if r % 2 == rank % 2)
     e += coll("MPI_Allreduce", "ALLREDUCE", half, None, 4, 4)
@@ -169,7 +208,9 @@ class TraceTest(unittest.TestCase):
         self.assertEqual(trace.unmatched_sends, 0)
         self.assertEqual(trace.unmatched_receives, 0)
         app = [m for m in trace.messages if not m.tool]
-        self.assertEqual(len(app), 1 + repeat * ranks + ranks // 2 * (ranks > 2))
+        # The first message, the rings (nonblocking, persistent twice, matched probes twice),
+        # the split one.
+        self.assertEqual(len(app), 1 + (repeat + 4) * ranks + ranks // 2 * (ranks > 2))
         for m in trace.messages:
             self.assertGreaterEqual(m.recv_time, m.send_time, m)
         return trace
@@ -256,15 +297,16 @@ class TraceTest(unittest.TestCase):
         for line in ("minprof: rank 0: MPI_Send 2 calls 416 bytes",
                      "minprof: rank 1: MPI_Recv 1 calls 400 bytes",
                      "minprof: rank 2: MPI_Recv 1 calls 16 bytes",
-                     "minprof: rank 1: MPI_Isend 1 calls 80 bytes",
+                     "minprof: rank 1: MPI_Isend 3 calls 104 bytes",
                      "minprof: rank 2: MPI_Allreduce 2 calls 8 bytes",
                      "minprof: end of report"):
             self.assertIn(line + "\n", proc.stderr)
         with open(f"{prefix}.0.prof") as f:
             prof = [l for l in f.read().splitlines() if l.startswith(("E\t", "I\t"))]
-        # The application's messages from rank 0: 400 + 80 bytes to rank 1, 16 to rank 2.
+        # The application's messages from rank 0: 400 + 80 + 2 x 32 (the persistent ring)
+        # + 2 x 12 (the probed rings) bytes to rank 1, 16 to rank 2.
         self.assertEqual([l.split("\t")[:5] for l in prof if l.startswith("E")],
-                         [["E", "0", "1", "480 bytes", "2 msgs sent"],
+                         [["E", "0", "1", "568 bytes", "6 msgs sent"],
                           ["E", "0", "2", "16 bytes", "1 msgs sent"]])
         self.check_known(out, 3)
         # minprof's report at MPI_Finalize: PMPI_Reduce on every rank, and every rank but 0

@@ -215,6 +215,7 @@ def read(trace_dir: str) -> Trace:
         receives = collections.defaultdict(collections.deque)
         isends = {}                                   # (rank, request) -> Message
         io_pending = {}                               # (rank, matching id) -> IoOp
+        nbc_pending = {}                              # (rank, request id) -> (routine, start)
         latest = 0.0
         for location, event in reader.events:
             rank = _rank_of_location(location)
@@ -273,6 +274,20 @@ def read(trace_dir: str) -> Trace:
                     rank, region.routine if region else "",
                     event.communicator.name if event.communicator else "", root,
                     event.size_sent, event.size_received, region.start if region else t, t))
+            elif isinstance(event, ev.NonBlockingCollectiveRequest):
+                region = stack[-1] if stack else None
+                nbc_pending[(rank, event.request_id)] = (
+                    region.routine if region else "", region.start if region else t)
+            elif isinstance(event, ev.NonBlockingCollectiveComplete):
+                # A nonblocking collective spans from its starting call to its completion.
+                routine, start = nbc_pending.pop((rank, event.request_id), ("", t))
+                root = None
+                if event.communicator is not None and event.root is not None and \
+                        event.root != 0xFFFFFFFF:
+                    root = world_of(event.communicator, event.root)
+                trace.collectives.append(Collective(
+                    rank, routine, event.communicator.name if event.communicator else "", root,
+                    event.size_sent, event.size_received, start, t))
             elif isinstance(event, ev.IoOperationBegin):
                 attrs = {a.name: v for a, v in event.attributes.items()} if event.attributes \
                     else {}

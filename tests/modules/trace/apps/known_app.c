@@ -3,7 +3,9 @@
 
 /* A program whose trace is known exactly (test_trace.py lists what each rank must hold), on
  * 2 to 4 ranks: a blocking message 0 -> 1, a ring of nonblocking messages, collectives on
- * MPI_COMM_WORLD and on a split communicator, and a message inside it.
+ * MPI_COMM_WORLD (blocking, and nonblocking ones completed by a Waitall and a Wait) and on a
+ * split communicator, a persistent ring started twice, two rings received by matched probes
+ * (MPI_Mrecv, MPI_Imrecv), and a message inside the split one.
  * Usage: known_app [N [kill|pause]]: repeats the ring N times (default 1); with `kill`, rank 1
  * kills itself with SIGKILL after the ring, as a job killed part-way; with `pause`, every
  * rank sleeps 5 ms after each step, so that a timeline draws each call apart. */
@@ -61,6 +63,56 @@ int main(int argc, char **argv) {
   int one = 1, sum = 0;
   MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   step();
+  /* Two nonblocking collectives completed together, the bcast's root the last rank (its
+   * comm rank is recorded, not 0), then one completed by MPI_Wait. */
+  MPI_Request nbc[2];
+  long total = 0, mine = rank;
+  MPI_Iallreduce(&mine, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD, &nbc[0]);
+  step();
+  MPI_Ibcast(word, 8, MPI_CHAR, size - 1, MPI_COMM_WORLD, &nbc[1]);
+  step();
+  MPI_Waitall(2, nbc, no_statuses);
+  step();
+  MPI_Ibarrier(MPI_COMM_WORLD, &nbc[0]);
+  step();
+  MPI_Wait(&nbc[0], MPI_STATUS_IGNORE);
+  step();
+  /* A persistent ring: each start issues a receive and a send, completed by the Waitall. */
+  MPI_Request ring[2];
+  MPI_Recv_init(in, 4, MPI_DOUBLE, (rank + size - 1) % size, 5, MPI_COMM_WORLD, &ring[0]);
+  step();
+  MPI_Send_init(out, 4, MPI_DOUBLE, (rank + 1) % size, 5, MPI_COMM_WORLD, &ring[1]);
+  step();
+  for (int i = 0; i < 2; ++i) {
+    MPI_Startall(2, ring);
+    step();
+    MPI_Waitall(2, ring, no_statuses);
+    step();
+  }
+  MPI_Request_free(&ring[0]);
+  step();
+  MPI_Request_free(&ring[1]);
+  step();
+  /* Matched probes: the first ring received by MPI_Mrecv, the second by MPI_Imrecv. */
+  int probe_out[3] = {0}, probe_in[3];
+  for (int i = 0; i < 2; ++i) {
+    MPI_Request sent, got;
+    MPI_Message msg;
+    MPI_Isend(probe_out, 3, MPI_INT, (rank + 1) % size, 6 + i, MPI_COMM_WORLD, &sent);
+    step();
+    MPI_Mprobe((rank + size - 1) % size, 6 + i, MPI_COMM_WORLD, &msg, MPI_STATUS_IGNORE);
+    step();
+    if (i == 0) {
+      MPI_Mrecv(probe_in, 3, MPI_INT, &msg, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Imrecv(probe_in, 3, MPI_INT, &msg, &got);
+      step();
+      MPI_Wait(&got, MPI_STATUS_IGNORE);
+    }
+    step();
+    MPI_Wait(&sent, MPI_STATUS_IGNORE);
+    step();
+  }
 
   MPI_Comm half;
   MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
