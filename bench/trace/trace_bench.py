@@ -7,7 +7,7 @@ Scenarios run interleaved, --repeats times each; the table shows medians (and mi
 a loaded machine they are closer to the intrinsic cost), each against its own baseline of
 the same run:
   call ns      CPU time per 8-byte MPI_Send on rank 0 of 2, with a module below that
-               returns at once (trace_sink): [sink] against [trace, sink]. The difference
+               returns at once (monitor_sink): [sink] against [trace, sink]. The difference
                is the trace's whole added cost per traced call (clock reads, records,
                its layer's dispatch). Twice: with a buffer that holds every record (no
                flush: the per-call path alone) and with the default 16 MiB buffer (the
@@ -71,10 +71,10 @@ def main():
     # Every record of `calls` sends: 2 records of 64 bytes per call, plus the warm-up.
     whole = "argument buffer %dM\n" % (calls * 128 * 1.2 // (1 << 20) + 8)
     scenarios = [
-        ("call ns", "sink", "linked", "module trace_sink\n", SEND, ["sends", calls]),
-        ("call ns", "trace, no flush", "linked", trace + whole + "module trace_sink\n", SEND,
+        ("call ns", "sink", "linked", "module monitor_sink\n", SEND, ["sends", calls]),
+        ("call ns", "trace, no flush", "linked", trace + whole + "module monitor_sink\n", SEND,
          ["sends", calls]),
-        ("call ns", "trace, 16 MiB buffer", "linked", trace + "module trace_sink\n", SEND,
+        ("call ns", "trace, 16 MiB buffer", "linked", trace + "module monitor_sink\n", SEND,
          ["sends", calls]),
         ("message ns", "native", "native", None, STREAM, ["stream", messages]),
         ("message ns", "linked, no module", "linked", None, STREAM, ["stream", messages]),
