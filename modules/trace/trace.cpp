@@ -583,9 +583,14 @@ void start() {
   int failed = error.empty() ? 0 : 1;
   PMPI_Bcast(&failed, 1, MPI_INT, 0, g.comm);
   if (failed) {
+    // Only rank 0, which has the message, ends the job: an abort from another rank can
+    // end it before MPICH's launcher has passed rank 0's message on. The others wait in a
+    // barrier rank 0 never enters, until its abort ends them.
     if (g.rank == 0)
       report(error + "; choose a writable directory with 'argument output DIR' under 'module "
                      "trace' in the configuration");
+    else
+      PMPI_Barrier(g.comm);
     PMPI_Abort(MPI_COMM_WORLD, 1);
     _exit(1);
   }
