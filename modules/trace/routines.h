@@ -96,6 +96,9 @@ enum RoutineClass : unsigned {
   X(Comm_split_type, kClassComm)                                                                   \
   X(Comm_create, kClassComm)                                                                       \
   X(Comm_create_group, kClassComm)                                                                 \
+  X(Intercomm_create, kClassComm)                                                                  \
+  X(Intercomm_merge, kClassComm)                                                                   \
+  X(Comm_idup, kClassComm)                                                                         \
   X(Cart_create, kClassComm)                                                                       \
   X(Comm_free, kClassComm)                                                                         \
   X(Win_create, kClassComm)                                                                        \

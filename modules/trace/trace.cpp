@@ -14,6 +14,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <type_traits>
 #include <unistd.h>
 
 namespace pnmpi::trace {
@@ -62,6 +63,7 @@ void report(const std::string &message) noexcept {
 namespace {
 
 constexpr std::size_t kDefaultBuffer = 16u << 20;
+constexpr long kDefaultTableSlots = 65536;
 constexpr std::size_t kMinBuffer = 64 * sizeof(Record);
 
 /// Where records go that cannot be kept; never read.
@@ -162,51 +164,147 @@ Record *buffer_full(ThreadBuffer *b) noexcept {
   return b->pos++;
 }
 
-std::uint64_t remember(MPI_Request request, Pending p) noexcept {
-  std::lock_guard<std::mutex> guard(g.lock);
-  p.id = g.next_id++;
-  if (request == MPI_REQUEST_NULL)
-    return p.id;
-  try {
-    g.requests[key_of(request)] = p;
-    g.pending.store(g.requests.size(), std::memory_order_relaxed);
-  } catch (...) {
-    report("out of memory: the completion of a nonblocking operation is not recorded");
+// ---- the handle tables ---------------------------------------------------------------------
+
+template <class Value> bool HandleTable<Value>::init(std::size_t capacity) noexcept {
+  std::size_t n = kWindow;
+  unsigned bits = 5;
+  while (n < capacity && bits < 40) {
+    n <<= 1;
+    ++bits;
   }
+  static_assert(std::is_trivially_copyable<Value>::value, "table values are copied as bytes");
+  // calloc: the kernel gives zeroed pages when they are first touched, so a generous
+  // capacity costs address space, not memory, until the slots are used.
+  m_keys = static_cast<std::atomic<std::uint64_t> *>(std::calloc(n, sizeof *m_keys));
+  m_slots = static_cast<Slot *>(std::calloc(n, sizeof *m_slots));
+  if (m_keys == nullptr || m_slots == nullptr) {
+    std::free(m_keys);
+    std::free(m_slots);
+    m_keys = nullptr;
+    m_slots = nullptr;
+    return false;
+  }
+  m_mask = n - 1;
+  m_shift = 64 - bits;
+  return true;
+}
+
+template <class Value>
+bool HandleTable<Value>::insert(std::uint64_t key, const Value &value,
+                                std::uint64_t stamp) noexcept {
+  if (m_keys == nullptr || key <= kBusy)
+    return false;
+  if (!m_used.load(std::memory_order_relaxed))
+    m_used.store(true, std::memory_order_relaxed);
+  const std::size_t h = home(key);
+  for (std::size_t i = 0; i < kWindow; ++i) {
+    std::atomic<std::uint64_t> &k = m_keys[(h + i) & m_mask];
+    std::uint64_t expected = kFree;
+    // Acquire: the previous owner's reads of this slot happen before our writes.
+    if (k.load(std::memory_order_relaxed) == kFree &&
+        k.compare_exchange_strong(expected, kBusy, std::memory_order_acquire,
+                                  std::memory_order_relaxed)) {
+      Slot &s = m_slots[(h + i) & m_mask];
+      s.value = value;
+      s.stamp.store(stamp, std::memory_order_relaxed);
+      k.store(key, std::memory_order_release);
+      return true;
+    }
+  }
+  return false;
+}
+
+template <class Value> std::size_t HandleTable<Value>::claim(std::uint64_t key) noexcept {
+  if (m_keys == nullptr || key <= kBusy)
+    return SIZE_MAX;
+  const std::size_t h = home(key);
+  // Retried only when another thread claimed the chosen slot between the scan and the CAS.
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    std::size_t best = SIZE_MAX;
+    std::uint64_t best_stamp = UINT64_MAX;
+    for (std::size_t i = 0; i < kWindow; ++i) {
+      const std::size_t at = (h + i) & m_mask;
+      if (m_keys[at].load(std::memory_order_acquire) != key)
+        continue;
+      const std::uint64_t stamp = m_slots[at].stamp.load(std::memory_order_relaxed);
+      if (best == SIZE_MAX || stamp < best_stamp) {
+        best = at;
+        best_stamp = stamp;
+      }
+    }
+    if (best == SIZE_MAX)
+      return SIZE_MAX;
+    std::uint64_t expected = key;
+    if (m_keys[best].compare_exchange_strong(expected, kBusy, std::memory_order_acquire,
+                                             std::memory_order_relaxed))
+      return best;
+  }
+  return SIZE_MAX;
+}
+
+template <class Value> bool HandleTable<Value>::take(std::uint64_t key, Value *out) noexcept {
+  const std::size_t at = claim(key);
+  if (at == SIZE_MAX)
+    return false;
+  *out = m_slots[at].value;
+  m_keys[at].store(kFree, std::memory_order_release);
+  return true;
+}
+
+template <class Value> bool HandleTable<Value>::find(std::uint64_t key, Value *out) noexcept {
+  const std::size_t at = claim(key);
+  if (at == SIZE_MAX)
+    return false;
+  *out = m_slots[at].value;
+  m_keys[at].store(key, std::memory_order_release);
+  return true;
+}
+
+namespace {
+
+ThreadBuffer *buffer() noexcept {
+  ThreadBuffer *b = t_buffer;
+  return b != nullptr ? b : make_buffer();
+}
+
+std::uint64_t new_id(ThreadBuffer *b) noexcept {
+  return (static_cast<std::uint64_t>(b->index) << 40) | ++b->next_id;
+}
+
+} // namespace
+
+std::uint64_t remember(MPI_Request request, Pending p) noexcept {
+  ThreadBuffer *b = buffer();
+  p.id = new_id(b);
+  if (g.track_completions && request != MPI_REQUEST_NULL &&
+      !g.requests.insert(key_of(request), p, now()))
+    b->untracked++;
   return p.id;
 }
 
 void remember_persistent(MPI_Request request, const Persistent &p) noexcept {
   if (request == MPI_REQUEST_NULL)
     return;
-  std::lock_guard<std::mutex> guard(g.lock);
-  try {
-    g.persistent[key_of(request)] = p;
-    g.persistents.store(g.persistent.size(), std::memory_order_relaxed);
-  } catch (...) {
-    report("out of memory: the operations of a persistent request are not recorded");
-  }
+  if (!g.persistent.insert(key_of(request), p, now()))
+    buffer()->untracked++;
 }
 
 void start_persistent(Routine r, int count, const MPI_Request *requests, std::uint64_t t) noexcept {
-  if (g.persistents.load(std::memory_order_relaxed) == 0)
+  if (!g.persistent.used())
     return;
-  std::lock_guard<std::mutex> guard(g.lock);
+  ThreadBuffer *b = buffer();
   for (int i = 0; i < count; ++i) {
-    auto it = g.persistent.find(key_of(requests[i]));
-    if (it == g.persistent.end())
+    Persistent q;
+    if (requests[i] == MPI_REQUEST_NULL || !g.persistent.find(key_of(requests[i]), &q))
       continue;
-    const Persistent &q = it->second;
     Pending p;
     p.kind = q.kind;
     p.object = q.object;
     p.routine = static_cast<std::uint16_t>(r);
-    p.id = g.next_id++;
-    try {
-      g.requests[key_of(requests[i])] = p;
-    } catch (...) {
-      report("out of memory: the completion of a nonblocking operation is not recorded");
-    }
+    p.id = new_id(b);
+    if (g.track_completions && !g.requests.insert(key_of(requests[i]), p, t))
+      b->untracked++;
     Record *o = op_record(static_cast<RecordKind>(q.kind), r, t);
     o->object = q.object;
     o->x = p.id;
@@ -216,56 +314,50 @@ void start_persistent(Routine r, int count, const MPI_Request *requests, std::ui
       o->bytes = q.bytes;
     }
   }
-  g.pending.store(g.requests.size(), std::memory_order_relaxed);
 }
 
 void remember_message(MPI_Message message, MPI_Comm comm) noexcept {
   if (message == MPI_MESSAGE_NULL || message == MPI_MESSAGE_NO_PROC)
     return;
-  std::lock_guard<std::mutex> guard(g.lock);
-  try {
-    g.messages[key_of(message)] = key_of(comm);
-  } catch (...) {
-    report("out of memory: a message received with MPI_Mrecv/MPI_Imrecv is not recorded");
-  }
+  MessageComm m;
+  m.comm = key_of(comm);
+  if (!g.messages.insert(key_of(message), m, now()))
+    buffer()->untracked++;
 }
 
 std::uint64_t take_message(MPI_Message message) noexcept {
-  if (message == MPI_MESSAGE_NULL || message == MPI_MESSAGE_NO_PROC)
+  if (message == MPI_MESSAGE_NULL || message == MPI_MESSAGE_NO_PROC || !g.messages.used())
     return 0;
-  std::lock_guard<std::mutex> guard(g.lock);
-  auto it = g.messages.find(key_of(message));
-  if (it == g.messages.end())
-    return 0;
-  const std::uint64_t comm = it->second;
-  g.messages.erase(it);
-  return comm;
+  MessageComm m;
+  return g.messages.take(key_of(message), &m) ? m.comm : 0;
 }
 
 void forget(MPI_Request request) noexcept {
-  if (g.pending.load(std::memory_order_relaxed) == 0 &&
-      g.persistents.load(std::memory_order_relaxed) == 0)
+  if (request == MPI_REQUEST_NULL)
     return;
-  std::lock_guard<std::mutex> guard(g.lock);
-  g.requests.erase(key_of(request));
-  g.persistent.erase(key_of(request));
-  g.pending.store(g.requests.size(), std::memory_order_relaxed);
-  g.persistents.store(g.persistent.size(), std::memory_order_relaxed);
+  Pending p;
+  if (g.requests.used())
+    g.requests.take(key_of(request), &p);
+  Persistent q;
+  if (g.persistent.used())
+    g.persistent.take(key_of(request), &q);
 }
 
 void complete_requests(int count, const MPI_Request *before, const MPI_Status *statuses,
                        const int *done, std::uint64_t t) noexcept {
-  if (g.pending.load(std::memory_order_relaxed) == 0)
+  if (!g.requests.used())
     return;
-  std::lock_guard<std::mutex> guard(g.lock);
   for (int i = 0; i < count; ++i) {
     if (!done[i] || before[i] == MPI_REQUEST_NULL)
       continue;
-    auto it = g.requests.find(key_of(before[i]));
-    if (it == g.requests.end())
+    Pending p;
+    if (!g.requests.take(key_of(before[i]), &p))
       continue;
-    const Pending p = it->second;
-    g.requests.erase(it);
+    if (p.kind == kPendingCommIdup) {
+      // The new communicator is valid now that the operation is complete.
+      register_comm(*reinterpret_cast<const MPI_Comm *>(static_cast<std::uintptr_t>(p.object)), t);
+      continue;
+    }
     const MPI_Status *st = &statuses[i];
     int cancelled = 0;
     PMPI_Test_cancelled(st, &cancelled);
@@ -295,7 +387,6 @@ void complete_requests(int count, const MPI_Request *before, const MPI_Status *s
       o->x = p.id;
     }
   }
-  g.pending.store(g.requests.size(), std::memory_order_relaxed);
 }
 
 namespace {
@@ -314,7 +405,7 @@ std::vector<int> world_of(MPI_Group group) {
 void add_entry(std::vector<GroupEntry> &list, GroupEntry e) {
   std::lock_guard<std::mutex> guard(g.lock);
   for (const GroupEntry &o : list)
-    if (o.world == e.world)
+    if (o.world == e.world && o.remote == e.remote && o.inter == e.inter)
       e.ordinal++;
   list.push_back(std::move(e));
 }
@@ -325,9 +416,7 @@ void register_comm(MPI_Comm comm, std::uint64_t t) noexcept {
   if (comm == MPI_COMM_NULL)
     return;
   int inter = 0;
-  // Inter-communicators are not registered: their peers are ranks of the remote group,
-  // which an OTF2 communicator definition cannot describe (docs/trace.md).
-  if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+  if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
     return;
   try {
     MPI_Group group;
@@ -337,6 +426,15 @@ void register_comm(MPI_Comm comm, std::uint64_t t) noexcept {
     e.created = t;
     e.world = world_of(group);
     PMPI_Group_free(&group);
+    if (inter) {
+      // Point-to-point peers and roots of an inter-communicator are ranks of its remote
+      // group: the archive defines it as an OTF2 InterComm of both groups.
+      MPI_Group remote;
+      PMPI_Comm_remote_group(comm, &remote);
+      e.remote = world_of(remote);
+      e.inter = true;
+      PMPI_Group_free(&remote);
+    }
     add_entry(g.comms, std::move(e));
   } catch (...) {
     report("out of memory: a communicator is not recorded");
@@ -446,6 +544,12 @@ void read_arguments(PNMPI_modHandle_t self) {
     }
   }
 
+  // A request is noted only for the Wait or Test that completes it: with none of them
+  // traced, noting requests would fill the table with entries nothing ever takes.
+  for (Routine r :
+       {r_Wait, r_Waitall, r_Waitany, r_Waitsome, r_Test, r_Testall, r_Testany, r_Testsome})
+    g.track_completions = g.track_completions || g.enabled[r];
+
   std::size_t bytes = kDefaultBuffer;
   const char *size = nullptr;
   if (pnmpi_argument_string(self, "buffer", PNMPI_ARG_NONEMPTY, &size) == PNMPI_BADARG)
@@ -456,6 +560,12 @@ void read_arguments(PNMPI_modHandle_t self) {
     _exit(1);
   }
   g.buffer_records = bytes / sizeof(Record);
+
+  long slots = kDefaultTableSlots;
+  if (pnmpi_argument_long(self, "requests", PNMPI_ARG_OPTIONAL, 64, 1l << 30, &slots) ==
+      PNMPI_BADARG)
+    _exit(1);
+  g.table_slots = static_cast<std::size_t>(slots);
 
   static const char *const kOnFull[] = {"flush", "drop", nullptr};
   int choice = 0;
@@ -602,6 +712,12 @@ void start() {
   for (int r = 0; r < g.size; ++r)
     g_hosts.emplace_back(&all[static_cast<std::size_t>(r) * sizeof host]);
 
+  if (!g.requests.init(g.table_slots) || !g.persistent.init(g.table_slots) ||
+      !g.messages.init(g.table_slots))
+    report("out of memory for the request tables of 'argument requests " +
+           std::to_string(g.table_slots) +
+           "': the completions of nonblocking operations are not recorded; lower it");
+
   register_comm(MPI_COMM_WORLD, 0);
   register_comm(MPI_COMM_SELF, 0);
   g.offset_init = measure_offset(g_hosts);
@@ -619,7 +735,7 @@ const std::vector<std::string> &hosts() {
 
 using namespace pnmpi::trace;
 
-PNMPI_MODULE_ARGUMENTS("output trace routines buffer on-full");
+PNMPI_MODULE_ARGUMENTS("output trace routines buffer on-full requests");
 
 extern "C" {
 

@@ -11,9 +11,11 @@
 // (writer.cpp). Records are only ever appended by their own thread, so a buffer needs no
 // synchronisation until finalize, when the application's threads have stopped calling MPI.
 //
-// Nonblocking requests and the registries of communicators, windows and files are shared
-// between threads and kept under g.lock; they are touched by the calls that create,
-// complete or free those objects, never by a blocking send or receive.
+// Pending nonblocking requests, persistent requests and matched messages are kept in
+// fixed-capacity lock-free tables (HandleTable below): a request may be issued on one
+// thread and completed on another, and neither takes a lock or allocates. The registries
+// of communicators, windows and files are kept under g.lock; they are touched by the calls
+// that create or free those objects only.
 
 #ifndef OMPI_SKIP_MPICXX
 #define OMPI_SKIP_MPICXX 1
@@ -30,7 +32,6 @@
 #include <ctime>
 #include <mutex>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "record.h"
@@ -84,12 +85,14 @@ struct ThreadBuffer {
   Record *base = nullptr;
   Record *pos = nullptr;
   Record *end = nullptr;
-  std::uint32_t index = 0;   ///< the thread's number on this rank (0: the first to call)
-  int fd = -1;               ///< spill file, opened at the first flush
-  std::uint64_t spilled = 0; ///< records in the spill file
-  std::uint64_t dropped = 0; ///< records lost (drop mode, or a failed flush)
-  std::uint64_t flushes = 0; ///< buffers written to the spill file
-  bool full = false;         ///< drop mode: the buffer filled up, everything after is lost
+  std::uint32_t index = 0;     ///< the thread's number on this rank (0: the first to call)
+  int fd = -1;                 ///< spill file, opened at the first flush
+  std::uint64_t spilled = 0;   ///< records in the spill file
+  std::uint64_t dropped = 0;   ///< records lost (drop mode, or a failed flush)
+  std::uint64_t flushes = 0;   ///< buffers written to the spill file
+  std::uint64_t next_id = 0;   ///< this thread's request ids issued so far
+  std::uint64_t untracked = 0; ///< requests, persistent requests, messages not noted (full)
+  bool full = false;           ///< drop mode: the buffer filled up, everything after is lost
   ThreadBuffer *next = nullptr;
 };
 
@@ -100,8 +103,10 @@ enum class OnFull { kFlush, kDrop };
 struct GroupEntry {
   std::uint64_t handle = 0;
   std::uint64_t created = 0; ///< raw time; the entry names `handle` from then on
-  std::vector<int> world;    ///< the world rank of every rank of the group
-  int ordinal = 0;           ///< how many earlier entries on this rank had the same `world`
+  std::vector<int> world;    ///< the world rank of every rank of the (local) group
+  std::vector<int> remote;   ///< inter-communicators: the remote group's; else empty
+  bool inter = false;        ///< an inter-communicator (peers are ranks of `remote`)
+  int ordinal = 0;           ///< how many earlier entries on this rank had the same groups
   std::uint64_t comm = 0;    ///< windows and files: the communicator they were made over
 };
 
@@ -114,9 +119,13 @@ struct FileEntry {
   int amode = 0;
 };
 
+/// Pending::kind of an MPI_Comm_idup: the new communicator is registered at its completion
+/// (its handle is valid only then); `object` is the address of the caller's handle.
+constexpr std::uint8_t kPendingCommIdup = 0xC0;
+
 /// What a pending nonblocking request was, so its completion can be recorded.
 struct Pending {
-  std::uint8_t kind = 0;    ///< kIsend, kIrecvRequest, kIoIssued or kNbcRequest
+  std::uint8_t kind = 0;    ///< kIsend, kIrecvRequest, kIoIssued, kNbcRequest, kPendingCommIdup
   std::uint64_t id = 0;     ///< request or matching id written into the trace
   std::uint64_t object = 0; ///< communicator or file handle
   std::uint16_t routine = 0;
@@ -134,6 +143,66 @@ struct Persistent {
   std::uint64_t bytes = 0;
 };
 
+/// A fixed-capacity, lock-free map from MPI handles (requests, messages) to what the trace
+/// noted about them. Why this design: a request may be completed on another thread than
+/// the one that issued it, so per-thread tables alone cannot find it; a global table under
+/// a mutex (the earlier design) serialises every Isend and Wait of every thread and
+/// allocates on insertion. Here:
+///   - the slots are allocated once, at MPI_Init (`argument requests`), zeroed and touched
+///     lazily; nothing is allocated per call;
+///   - a key lives within kWindow slots of its hash position. An insertion claims a free
+///     slot there by CAS (free -> busy), writes the value, then publishes the key with a
+///     release store; a lookup scans the whole window (one to five cache lines of keys),
+///     claims the matching slot by CAS (key -> busy), copies the value and frees the slot.
+///     A slot is never visible half-written, and a freed slot is free at once: no tombstones,
+///     so lookups never slow down as the run goes on;
+///   - an MPI library may hand out the handle of a completed request again at once; if the
+///     completing thread has not yet taken the old entry, two entries have the same key.
+///     Open MPI even gives every small Isend that completed at once the same static
+///     request. Each entry carries the time it was inserted, and a lookup takes the oldest
+///     (the completed request was issued before its handle could be reused);
+///   - a full window (the table near capacity) is never waited for: the insertion fails,
+///     the caller counts it and the count is reported at MPI_Finalize.
+template <class Value> class HandleTable {
+public:
+  static constexpr std::size_t kWindow = 32;
+
+  /// Allocates `capacity` slots (rounded up to a power of two, at least kWindow); false if
+  /// out of memory (the table then holds nothing and every insertion fails).
+  bool init(std::size_t capacity) noexcept;
+  /// Notes `value` under `key` (not 0); false if the window of the key is full.
+  bool insert(std::uint64_t key, const Value &value, std::uint64_t stamp) noexcept;
+  /// Removes the oldest entry of `key` into *out; false if there is none.
+  bool take(std::uint64_t key, Value *out) noexcept;
+  /// Copies the oldest entry of `key` into *out and keeps it; false if there is none.
+  bool find(std::uint64_t key, Value *out) noexcept;
+  /// Whether an entry was ever inserted (so lookups can be skipped until then).
+  bool used() const noexcept { return m_used.load(std::memory_order_relaxed); }
+
+private:
+  static constexpr std::uint64_t kFree = 0, kBusy = 1;
+  struct Slot {
+    Value value;
+    std::atomic<std::uint64_t> stamp; ///< atomic: a scan may read it while it is rewritten
+  };
+  std::size_t home(std::uint64_t key) const noexcept {
+    return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> m_shift);
+  }
+  /// The slot holding the oldest entry of `key`, claimed (now kBusy); or SIZE_MAX.
+  std::size_t claim(std::uint64_t key) noexcept;
+
+  std::atomic<std::uint64_t> *m_keys = nullptr;
+  Slot *m_slots = nullptr;
+  std::size_t m_mask = 0;
+  unsigned m_shift = 64;
+  std::atomic<bool> m_used{false};
+};
+
+/// A matched message's table entry: the communicator of the probe that matched it.
+struct MessageComm {
+  std::uint64_t comm = 0;
+};
+
 struct State {
   std::atomic<bool> active{false};  ///< records are taken (from MPI_Init to MPI_Finalize)
   bool enabled[kRoutineCount] = {}; ///< which routines are traced
@@ -145,17 +214,17 @@ struct State {
   MPI_Comm comm = MPI_COMM_NULL; ///< the trace's own duplicate of MPI_COMM_WORLD
   MPI_Group world_group = MPI_GROUP_NULL;
 
+  std::size_t table_slots = 0;        ///< `argument requests`: capacity of each handle table
+  bool track_completions = false;     ///< a Wait or Test is traced: requests are worth noting
+  HandleTable<Pending> requests;      ///< pending nonblocking requests
+  HandleTable<Persistent> persistent; ///< persistent requests, from *_init to free
+  HandleTable<MessageComm> messages;  ///< matched message -> its probe's communicator
+
   std::mutex lock; ///< everything below
   ThreadBuffer *buffers = nullptr;
   std::uint32_t threads = 0;
   std::vector<GroupEntry> comms, wins;
   std::vector<FileEntry> files;
-  std::unordered_map<std::uint64_t, Pending> requests;
-  std::atomic<std::size_t> pending{0}; ///< requests.size(), read without the lock
-  std::unordered_map<std::uint64_t, Persistent> persistent;
-  std::atomic<std::size_t> persistents{0}; ///< persistent.size(), read without the lock
-  std::unordered_map<std::uint64_t, std::uint64_t> messages; ///< matched message -> comm
-  std::uint64_t next_id = 1;
   ClockPair init, finalize;                    ///< ticks <-> CLOCK_MONOTONIC
   double offset_init = 0, offset_finalize = 0; ///< ns to add to this rank's CLOCK_MONOTONIC
 };
@@ -224,8 +293,14 @@ inline std::uint64_t status_bytes(const MPI_Status *status) noexcept {
   return static_cast<std::uint64_t>(n);
 }
 
+/// Whether any request was noted so far: until then a Wait/Test has nothing to look up.
+inline bool tracking_requests() noexcept {
+  return g.requests.used();
+}
+
 /// Notes a nonblocking request, so its completion (Wait/Test) can be recorded; returns the
-/// id it gets in the trace (p.id is ignored).
+/// id it gets in the trace (p.id is ignored). Ids are unique per rank: the thread's number
+/// in the high bits, its own count in the low ones (no shared counter on the per-call path).
 std::uint64_t remember(MPI_Request request, Pending p) noexcept;
 
 /// Notes a persistent request made by MPI_*_init.

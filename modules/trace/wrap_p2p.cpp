@@ -40,7 +40,7 @@ struct Before {
   MPI_Request *list = small;
   bool tracking = false;
   Before(int count, const MPI_Request *requests) {
-    tracking = g.pending.load(std::memory_order_relaxed) != 0 && count > 0;
+    tracking = tracking_requests() && count > 0;
     if (!tracking)
       return;
     if (count > 32) {
@@ -72,10 +72,10 @@ void completed_all(const Before &b, int count, const MPI_Request *after, const M
                    std::uint64_t t, bool all) noexcept {
   if (!b.tracking)
     return;
-  std::vector<int> done(static_cast<std::size_t>(count));
-  for (int i = 0; i < count; ++i)
-    done[static_cast<std::size_t>(i)] = all || after[i] == MPI_REQUEST_NULL;
-  complete_requests(count, b.list, st, done.data(), t);
+  for (int i = 0; i < count; ++i) {
+    const int done = all || after[i] == MPI_REQUEST_NULL;
+    complete_requests(1, &b.list[i], &st[i], &done, t);
+  }
 }
 
 /// After a Waitsome/Testsome: indices[k] completed with statuses[k].

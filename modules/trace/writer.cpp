@@ -24,7 +24,9 @@
 #include <cstdio>
 #include <fcntl.h>
 #include <map>
+#include <tuple>
 #include <unistd.h>
+#include <unordered_map>
 
 namespace pnmpi::trace {
 
@@ -219,15 +221,27 @@ private:
   std::map<std::string, OTF2_StringRef> m_ids;
 };
 
+/// A communicator as every rank names it: the world ranks of its group (both groups of an
+/// inter-communicator) and its ordinal. An inter-communicator's groups are put in one order
+/// (the lesser first) so that the ranks of both sides name it alike.
+struct CommKey {
+  std::vector<int> a, b; ///< b: the second group of an inter-communicator, else empty
+  int ordinal = 0;
+  bool inter() const { return !b.empty(); }
+  bool operator<(const CommKey &o) const {
+    return std::tie(a, b, ordinal) < std::tie(o.a, o.b, o.ordinal);
+  }
+};
+
 /// What rank 0 learns from every rank.
 struct RankDefs {
-  std::vector<std::pair<std::vector<int>, int>> comms; ///< world ranks, ordinal
+  std::vector<CommKey> comms;
   std::vector<std::pair<std::vector<int>, int>> wins;
   std::vector<long> win_comm; ///< local comm index or -1
   std::vector<std::string> file_paths;
   std::vector<long> file_comm;
   std::vector<std::uint64_t> events; ///< per thread
-  std::uint64_t dropped = 0, flushes = 0, unknown = 0;
+  std::uint64_t dropped = 0, flushes = 0, unknown = 0, untracked = 0;
 };
 
 struct GlobalIds {
@@ -236,9 +250,9 @@ struct GlobalIds {
 
 /// Rank 0: gives every distinct communicator, window, file and handle a global id.
 struct Unifier {
-  std::map<std::pair<std::vector<int>, int>, std::uint32_t> comm_ids, win_ids;
-  std::vector<std::vector<int>> comm_world;
-  std::vector<std::pair<std::vector<int>, int>> comm_keys;
+  std::map<CommKey, std::uint32_t> comm_ids;
+  std::map<std::pair<std::vector<int>, int>, std::uint32_t> win_ids;
+  std::vector<CommKey> comm_keys;
   std::vector<std::uint32_t> win_comm; ///< global comm of each window
   std::map<std::string, std::uint32_t> file_ids;
   std::vector<std::string> file_paths;
@@ -251,11 +265,9 @@ struct Unifier {
   GlobalIds add(const RankDefs &d) {
     GlobalIds ids;
     for (const auto &key : d.comms) {
-      auto ins = comm_ids.emplace(key, static_cast<std::uint32_t>(comm_world.size()));
-      if (ins.second) {
-        comm_world.push_back(key.first);
+      auto ins = comm_ids.emplace(key, static_cast<std::uint32_t>(comm_keys.size()));
+      if (ins.second)
         comm_keys.push_back(key);
-      }
       ids.comm.push_back(ins.first->second);
     }
     for (std::size_t i = 0; i < d.wins.size(); ++i) {
@@ -311,12 +323,27 @@ struct Converter {
   const std::unordered_map<std::uint64_t, std::vector<std::pair<std::uint64_t, std::size_t>>>
       *comms, *wins, *files;
   const GlobalIds *ids;
+  /// Per local communicator: for an inter-communicator, the rank in the archive's union
+  /// group of each rank of its remote group; empty for the others.
+  const std::vector<std::vector<std::uint32_t>> *remote_rank;
   std::vector<Record> group; ///< the records of the call in progress
   std::vector<Record> flushes;
   std::uint64_t unknown = 0;
   std::uint64_t first = UINT64_MAX, final = 0;
 
   long comm_of(const Record &r) const { return lookup(*comms, r.object, r.t0); }
+
+  /// A peer or root as the archive names it: a rank of the communicator's group, or of
+  /// the union of both groups of an inter-communicator; OTF2_UNDEFINED_UINT32 for none.
+  std::uint32_t rank_in(long c, std::int32_t peer) const {
+    if (peer < 0)
+      return OTF2_UNDEFINED_UINT32;
+    const auto &map = (*remote_rank)[static_cast<std::size_t>(c)];
+    if (map.empty())
+      return static_cast<std::uint32_t>(peer);
+    return static_cast<std::size_t>(peer) < map.size() ? map[static_cast<std::size_t>(peer)]
+                                                       : OTF2_UNDEFINED_UINT32;
+  }
 
   void op(const Record &r) {
     const std::uint64_t t = clock(r.t0);
@@ -332,7 +359,7 @@ struct Converter {
         return;
       }
       const auto comm = static_cast<OTF2_CommRef>(ids->comm[static_cast<std::size_t>(c)]);
-      const auto peer = static_cast<std::uint32_t>(r.peer);
+      const std::uint32_t peer = rank_in(c, r.peer);
       const auto tag = static_cast<std::uint32_t>(r.tag);
       if (r.kind == kSend)
         OTF2_EvtWriter_MpiSend(w, nullptr, t, peer, comm, tag, r.bytes);
@@ -366,9 +393,8 @@ struct Converter {
       }
       OTF2_EvtWriter_NonBlockingCollectiveComplete(
           w, nullptr, t, collective_op(static_cast<Routine>(r.routine)),
-          static_cast<OTF2_CommRef>(ids->comm[static_cast<std::size_t>(c)]),
-          r.peer < 0 ? OTF2_UNDEFINED_UINT32 : static_cast<std::uint32_t>(r.peer), r.bytes,
-          r.bytes2, r.x);
+          static_cast<OTF2_CommRef>(ids->comm[static_cast<std::size_t>(c)]), rank_in(c, r.peer),
+          r.bytes, r.bytes2, r.x);
       break;
     }
     case kRma: {
@@ -485,8 +511,7 @@ struct Converter {
         OTF2_EvtWriter_MpiCollectiveEnd(
             w, nullptr, t1, collective_op(routine),
             static_cast<OTF2_CommRef>(ids->comm[static_cast<std::size_t>(ci)]),
-            coll.peer < 0 ? OTF2_UNDEFINED_UINT32 : static_cast<std::uint32_t>(coll.peer),
-            coll.bytes, coll.bytes2);
+            rank_in(ci, coll.peer), coll.bytes, coll.bytes2);
       }
     }
     OTF2_EvtWriter_Leave(w, nullptr, t1, region);
@@ -559,14 +584,17 @@ std::string replay(ThreadBuffer *b, Converter &conv) {
   return "";
 }
 
-const char *comm_name(const std::pair<std::vector<int>, int> &key, int size, std::string &buf,
-                      std::size_t index) {
-  bool world = key.second == 0 && static_cast<int>(key.first.size()) == size;
-  for (std::size_t i = 0; world && i < key.first.size(); ++i)
-    world = key.first[i] == static_cast<int>(i);
+const char *comm_name(const CommKey &key, int size, std::string &buf, std::size_t index) {
+  if (key.inter()) {
+    buf = "intercomm " + std::to_string(index);
+    return buf.c_str();
+  }
+  bool world = key.ordinal == 0 && static_cast<int>(key.a.size()) == size;
+  for (std::size_t i = 0; world && i < key.a.size(); ++i)
+    world = key.a[i] == static_cast<int>(i);
   if (world)
     return "MPI_COMM_WORLD";
-  if (key.second == 0 && key.first.size() == 1 && size > 1)
+  if (key.ordinal == 0 && key.a.size() == 1 && size > 1)
     return "MPI_COMM_SELF";
   buf = "comm " + std::to_string(index);
   return buf.c_str();
@@ -658,8 +686,14 @@ void write_global_defs(OTF2_GlobalDefWriter *w, const Unifier &u,
   OTF2_GlobalDefWriter_WriteGroup(w, 0, empty, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
                                   OTF2_GROUP_FLAG_NONE, static_cast<std::uint32_t>(members.size()),
                                   members.data());
-  for (std::size_t c = 0; c < u.comm_world.size(); ++c) {
-    std::vector<std::uint64_t> m(u.comm_world[c].begin(), u.comm_world[c].end());
+  // An inter-communicator is written as a communicator of the union of its groups (the
+  // lesser first), its events' peers and roots translated to ranks of that union: OTF2 3.0
+  // has InterComm definitions, but Debian's Python OTF2 bindings (3.0.2), which
+  // pnmpi-report reads with, cannot read them (their InterComm takes Comm's fields too).
+  for (std::size_t c = 0; c < u.comm_keys.size(); ++c) {
+    const CommKey &key = u.comm_keys[c];
+    std::vector<std::uint64_t> m(key.a.begin(), key.a.end());
+    m.insert(m.end(), key.b.begin(), key.b.end());
     OTF2_GlobalDefWriter_WriteGroup(
         w, static_cast<OTF2_GroupRef>(c + 1), empty, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
         OTF2_GROUP_FLAG_NONE, static_cast<std::uint32_t>(m.size()), m.data());
@@ -696,12 +730,24 @@ std::string write_archive() noexcept try {
   std::sort(threads.begin(), threads.end(),
             [](const ThreadBuffer *a, const ThreadBuffer *b) { return a->index < b->index; });
   const auto comm_index = index_of(g.comms);
+  std::vector<std::vector<std::uint32_t>> remote_rank(g.comms.size());
+  for (std::size_t i = 0; i < g.comms.size(); ++i) {
+    const GroupEntry &c = g.comms[i];
+    if (!c.inter)
+      continue;
+    // The union lists the lesser group first (as rank 0 orders the key): the remote group
+    // starts after the local one, or at 0.
+    const std::size_t start = c.remote < c.world ? 0 : c.world.size();
+    for (std::size_t j = 0; j < c.remote.size(); ++j)
+      remote_rank[i].push_back(static_cast<std::uint32_t>(start + j));
+  }
   const auto win_index = index_of(g.wins);
   const auto file_index = index_of(g.files);
   Out out;
   out.u64(g.comms.size());
   for (const GroupEntry &c : g.comms) {
     out.ints(c.world);
+    out.ints(c.remote);
     out.u64(static_cast<std::uint64_t>(c.ordinal));
   }
   out.u64(g.wins.size());
@@ -725,8 +771,13 @@ std::string write_archive() noexcept try {
       In in{all[static_cast<std::size_t>(r)]};
       RankDefs &d = ranks[static_cast<std::size_t>(r)];
       for (std::uint64_t n = in.u64(), i = 0; i < n; ++i) {
-        auto world = in.ints();
-        d.comms.emplace_back(std::move(world), static_cast<int>(in.u64()));
+        CommKey key;
+        key.a = in.ints();
+        key.b = in.ints();
+        key.ordinal = static_cast<int>(in.u64());
+        if (key.inter() && key.b < key.a)
+          std::swap(key.a, key.b);
+        d.comms.push_back(std::move(key));
       }
       for (std::uint64_t n = in.u64(), i = 0; i < n; ++i) {
         auto world = in.ints();
@@ -791,6 +842,7 @@ std::string write_archive() noexcept try {
   for (ThreadBuffer *b : threads) {
     mine.dropped += b->dropped;
     mine.flushes += b->flushes;
+    mine.untracked += b->untracked;
     std::uint64_t events = 0;
     if (error.empty()) {
       OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(archive, location_id(g.rank, b->index));
@@ -802,6 +854,7 @@ std::string write_archive() noexcept try {
       conv.wins = &win_index;
       conv.files = &file_index;
       conv.ids = &ids;
+      conv.remote_rank = &remote_rank;
       if (w == nullptr) {
         error = "cannot open the OTF2 event writer of thread " + std::to_string(b->index);
       } else {
@@ -841,6 +894,7 @@ std::string write_archive() noexcept try {
   counts.u64(mine.flushes);
   counts.u64(mine.unknown);
   counts.u64(reordered);
+  counts.u64(mine.untracked);
   std::vector<std::string> all_counts = gather(counts.bytes);
   std::uint64_t global_first = 0, global_last = 0;
   PMPI_Allreduce(&first, &global_first, 1, MPI_UINT64_T, MPI_MIN, g.comm);
@@ -849,7 +903,7 @@ std::string write_archive() noexcept try {
     global_first = global_last = 0;
 
   if (g.rank == 0) {
-    std::uint64_t total = 0, dropped = 0, flushes = 0, unknown = 0, moved = 0;
+    std::uint64_t total = 0, dropped = 0, flushes = 0, unknown = 0, moved = 0, untracked = 0;
     std::string summary;
     for (int r = 0; r < g.size; ++r) {
       In in{all_counts[static_cast<std::size_t>(r)]};
@@ -861,6 +915,8 @@ std::string write_archive() noexcept try {
       d.flushes = in.u64();
       d.unknown = in.u64();
       const std::uint64_t rmoved = in.u64();
+      d.untracked = in.u64();
+      untracked += d.untracked;
       std::uint64_t events = 0;
       for (std::uint64_t e : d.events)
         events += e;
@@ -872,11 +928,18 @@ std::string write_archive() noexcept try {
       summary += "rank " + std::to_string(r) + ": events " + std::to_string(events) + " threads " +
                  std::to_string(d.events.size()) + " flushes " + std::to_string(d.flushes) +
                  " dropped " + std::to_string(d.dropped) + " unknown-objects " +
-                 std::to_string(d.unknown) + " reordered " + std::to_string(rmoved) + "\n";
+                 std::to_string(d.unknown) + " reordered " + std::to_string(rmoved) +
+                 " untracked-requests " + std::to_string(d.untracked) + "\n";
       if (d.dropped > 0)
         report("rank " + std::to_string(r) + ": " + std::to_string(d.dropped) +
                " events were dropped (its buffer was full and 'argument on-full drop' is set, "
                "or a flush failed); raise 'argument buffer' or use 'on-full flush'");
+      if (d.untracked > 0)
+        report("rank " + std::to_string(r) + ": " + std::to_string(d.untracked) +
+               " nonblocking requests, persistent requests or matched messages were not "
+               "tracked (the request table was full): their completions are missing from the "
+               "archive; raise 'argument requests' (now " +
+               std::to_string(g.table_slots) + ") under 'module trace'");
     }
     if (error.empty()) {
       OTF2_GlobalDefWriter *gw = OTF2_Archive_GetGlobalDefWriter(archive);
@@ -898,7 +961,8 @@ std::string write_archive() noexcept try {
     summary = "archive " + g.output + "/traces.otf2\nranks " + std::to_string(g.size) +
               "\nevents " + std::to_string(total) + "\nflushes " + std::to_string(flushes) +
               "\ndropped " + std::to_string(dropped) + "\nunknown-objects " +
-              std::to_string(unknown) + "\nreordered " + std::to_string(moved) + "\n" + summary;
+              std::to_string(unknown) + "\nreordered " + std::to_string(moved) +
+              "\nuntracked-requests " + std::to_string(untracked) + "\n" + summary;
     const std::string path = g.output + "/summary.txt";
     if (FILE *f = std::fopen(path.c_str(), "w")) {
       std::fputs(summary.c_str(), f);
@@ -907,8 +971,8 @@ std::string write_archive() noexcept try {
     if (unknown > 0)
       report(std::to_string(unknown) +
              " operations on communicators, windows or files the trace did not see created "
-             "(inter-communicators, or made before the trace was loaded) are left out of the "
-             "archive; their calls are in it");
+             "(made by routines the trace does not wrap, e.g. MPI_Comm_spawn, or before it was "
+             "loaded) are left out of the archive; their calls are in it");
     if (error.empty() && (dropped > 0 || flushes > 0))
       report("wrote " + g.output + "/traces.otf2: " + std::to_string(total) + " events, " +
              std::to_string(flushes) + " buffer flushes, " + std::to_string(dropped) +
