@@ -15,6 +15,12 @@ the same run:
   message ns   elapsed time per 8-byte message, rank 0 sending and rank 1 receiving
                through the real MPI: native program, linked without modules, and traced
                (both ends' calls recorded).
+  isend ns     the same, nonblocking: rank 0 MPI_Isend, rank 1 MPI_Irecv, 8 in flight,
+               each completed by MPI_Wait (the trace notes every request at its issue and
+               finds it again at its completion).
+  selfreq ns   CPU time per 8-byte message rank 0 sends itself, 8 in flight (MPI_Irecv,
+               MPI_Isend, one MPI_Waitall): two requests' issue and completion, not waiting
+               for the other rank, so little disturbed by a loaded machine.
 
 Usage: trace_bench.py --build BUILD_DIR [--repeats N] [--quick] [--json FILE]
 """
@@ -30,6 +36,8 @@ import tempfile
 
 SEND = re.compile(r"send_ns=([0-9.]+)")
 STREAM = re.compile(r"stream_ns=([0-9.]+)")
+ISEND = re.compile(r"isend_ns=([0-9.]+)")
+SELFREQ = re.compile(r"selfreq_ns=([0-9.]+)")
 
 
 def run_once(cfg, scratch, binary, conf, args):
@@ -80,6 +88,14 @@ def main():
         ("message ns", "linked, no module", "linked", None, STREAM, ["stream", messages]),
         ("message ns", "trace", "linked", trace + "argument buffer 64M\n", STREAM,
          ["stream", messages]),
+        ("isend ns", "native isend", "native", None, ISEND, ["isend", messages]),
+        ("isend ns", "linked isend", "linked", None, ISEND, ["isend", messages]),
+        ("isend ns", "trace isend", "linked", trace + "argument buffer 64M\n", ISEND,
+         ["isend", messages]),
+        ("selfreq ns", "native selfreq", "native", None, SELFREQ, ["selfreq", messages]),
+        ("selfreq ns", "linked selfreq", "linked", None, SELFREQ, ["selfreq", messages]),
+        ("selfreq ns", "trace selfreq", "linked", trace + "argument buffer 128M\n", SELFREQ,
+         ["selfreq", messages]),
     ]
     samples = {s[1]: [] for s in scenarios}
     with tempfile.TemporaryDirectory(prefix="trace-bench-") as scratch:

@@ -274,13 +274,17 @@ std::uint64_t new_id(ThreadBuffer *b) noexcept {
 
 } // namespace
 
-std::uint64_t remember(MPI_Request request, Pending p) noexcept {
+std::uint64_t remember(MPI_Request request, Pending p, std::uint64_t t) noexcept {
   ThreadBuffer *b = buffer();
   p.id = new_id(b);
   if (g.track_completions && request != MPI_REQUEST_NULL &&
-      !g.requests.insert(key_of(request), p, now()))
+      !g.requests.insert(key_of(request), p, t))
     b->untracked++;
   return p.id;
+}
+
+std::uint64_t remember(MPI_Request request, Pending p) noexcept {
+  return remember(request, p, now());
 }
 
 void remember_persistent(MPI_Request request, const Persistent &p) noexcept {

@@ -302,6 +302,9 @@ inline bool tracking_requests() noexcept {
 /// id it gets in the trace (p.id is ignored). Ids are unique per rank: the thread's number
 /// in the high bits, its own count in the low ones (no shared counter on the per-call path).
 std::uint64_t remember(MPI_Request request, Pending p) noexcept;
+/// As remember(request, p), at time t (the caller's own reading of now(), which orders
+/// entries whose handles MPI reused).
+std::uint64_t remember(MPI_Request request, Pending p, std::uint64_t t) noexcept;
 
 /// Notes a persistent request made by MPI_*_init.
 void remember_persistent(MPI_Request request, const Persistent &p) noexcept;

@@ -119,7 +119,7 @@ void completed_some(const Before &b, int outcount, const int *indices, const MPI
       p.object = key_of(comm);                                                                     \
       p.routine = r_##NAME;                                                                        \
       message(kIsend, r_##NAME, t0, comm, dest, tag, bytes_of(count, type),                        \
-              remember(*request, p));                                                              \
+              remember(*request, p, t1));                                                          \
     }                                                                                              \
     call_record(r_##NAME, t0, t1);                                                                 \
     return rc;                                                                                     \
@@ -233,7 +233,7 @@ PNMPI_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, 
     p.kind = kIrecvRequest;
     p.object = key_of(comm);
     p.routine = r_Irecv;
-    op_record(kIrecvRequest, r_Irecv, t1)->x = remember(*request, p);
+    op_record(kIrecvRequest, r_Irecv, t1)->x = remember(*request, p, t1);
   }
   call_record(r_Irecv, t0, t1);
   return rc;
@@ -367,7 +367,7 @@ PNMPI_EXPORT int MPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message
     p.kind = kIrecvRequest;
     p.object = comm;
     p.routine = r_Imrecv;
-    op_record(kIrecvRequest, r_Imrecv, t1)->x = remember(*request, p);
+    op_record(kIrecvRequest, r_Imrecv, t1)->x = remember(*request, p, t1);
   }
   call_record(r_Imrecv, t0, t1);
   return rc;
