@@ -463,6 +463,12 @@ void read_arguments(PNMPI_modHandle_t self) {
     _exit(1);
   g.on_full = choice == 1 ? OnFull::kDrop : OnFull::kFlush;
 
+  static const char *const kClock[] = {"aligned", "local", nullptr};
+  int clock = 0;
+  if (pnmpi_argument_choice(self, "clock", PNMPI_ARG_OPTIONAL, kClock, &clock) == PNMPI_BADARG)
+    _exit(1);
+  g.align_clocks = clock == 0;
+
   const char *output = "pnmpi-trace";
   if (pnmpi_argument_string(self, "output", PNMPI_ARG_NONEMPTY, &output) == PNMPI_BADARG)
     _exit(1);
@@ -534,40 +540,78 @@ std::string prepare_output() {
   return "";
 }
 
-/// The offset (ns) to add to this rank's clock to read rank 0's, measured by ping-pong
-/// with rank 0 (the round trip with the shortest time wins). Ranks on rank 0's host share
-/// its CLOCK_MONOTONIC: their offset is exactly 0, not a measurement's noise.
+/// Waits for `request` without spinning: a rank waiting for the offset measurement of
+/// another leaves the CPU to it (ranks may outnumber a host's cores, and then a spinning
+/// rank delays the round trips being timed by whole scheduler time slices).
+void wait_yielding(MPI_Request *request) {
+  int done = 0;
+  PMPI_Test(request, &done, MPI_STATUS_IGNORE);
+  while (!done) {
+    const timespec pause = {0, 50000};
+    nanosleep(&pause, nullptr);
+    PMPI_Test(request, &done, MPI_STATUS_IGNORE);
+  }
+}
+
+/// The offset (ns) to add to this rank's CLOCK_MONOTONIC to read rank 0's.
+///
+/// One rank per host (its lowest, the host's leader) is measured: every process of a host
+/// reads the same CLOCK_MONOTONIC, so its ranks share one offset, exactly, and messages
+/// between them keep their order; the ranks of rank 0's host get exactly 0. Rank 0 sends
+/// each leader kRounds pings; the leader answers each with its clock. A reply's clock
+/// was read between rank 0's send (t0) and its receive (t1), so every round bounds the
+/// offset to [t0 - remote, t1 - remote]; the estimate is the middle of the intersection of
+/// all rounds' bounds. Its error is at most half the intersection's width, which is about
+/// half the difference between the fastest ping and the fastest reply seen, however slow
+/// the other rounds were. The offsets go to every rank at the end, so that no rank leaves
+/// before the measurements are done (and competes with them for a core).
 double measure_offset(const std::vector<std::string> &hosts) {
-  constexpr int kRounds = 10;
-  double mine = 0;
-  for (int r = 1; r < g.size; ++r) {
-    if (hosts[static_cast<std::size_t>(r)] == hosts[0])
-      continue;
-    if (g.rank == 0) {
-      double best_rtt = 1e30, best = 0;
+  constexpr int kRounds = 20;
+  std::unordered_map<std::string, int> first_on_host;
+  for (int r = g.size - 1; r >= 0; --r)
+    first_on_host[hosts[static_cast<std::size_t>(r)]] = r;
+  const auto leader_of = [&](int r) { return first_on_host[hosts[static_cast<std::size_t>(r)]]; };
+  std::vector<double> offsets;
+  if (g.rank == 0) {
+    offsets.assign(static_cast<std::size_t>(g.size), 0.0);
+    for (int r = 1; r < g.size; ++r) {
+      const int leader = leader_of(r);
+      if (leader != r) {
+        offsets[static_cast<std::size_t>(r)] = offsets[static_cast<std::size_t>(leader)];
+        continue;
+      }
+      double low = -1e300, high = 1e300;
       for (int i = 0; i < kRounds; ++i) {
         std::uint64_t remote = 0;
         const std::uint64_t t0 = monotonic_ns();
         PMPI_Send(nullptr, 0, MPI_BYTE, r, 1, g.comm);
         PMPI_Recv(&remote, 1, MPI_UINT64_T, r, 2, g.comm, MPI_STATUS_IGNORE);
         const std::uint64_t t1 = monotonic_ns();
-        const double rtt = static_cast<double>(t1 - t0);
-        if (rtt < best_rtt) {
-          best_rtt = rtt;
-          best =
-              (static_cast<double>(t0) + static_cast<double>(t1)) / 2 - static_cast<double>(remote);
-        }
+        low = std::max(low, static_cast<double>(t0) - static_cast<double>(remote));
+        high = std::min(high, static_cast<double>(t1) - static_cast<double>(remote));
       }
-      PMPI_Send(&best, 1, MPI_DOUBLE, r, 3, g.comm);
-    } else if (g.rank == r) {
-      for (int i = 0; i < kRounds; ++i) {
+      // The bounds cannot cross while both clocks run at one rate; if a clock was stepped
+      // during the rounds, they can: the middle is still the best guess.
+      offsets[static_cast<std::size_t>(r)] = (low + high) / 2;
+    }
+  } else if (leader_of(g.rank) == g.rank && leader_of(g.rank) != 0) {
+    for (int i = 0; i < kRounds; ++i) {
+      if (i == 0) {
+        // Rank 0 may be measuring other hosts first.
+        MPI_Request ping;
+        PMPI_Irecv(nullptr, 0, MPI_BYTE, 0, 1, g.comm, &ping);
+        wait_yielding(&ping);
+      } else {
         PMPI_Recv(nullptr, 0, MPI_BYTE, 0, 1, g.comm, MPI_STATUS_IGNORE);
-        const std::uint64_t t = monotonic_ns();
-        PMPI_Send(&t, 1, MPI_UINT64_T, 0, 2, g.comm);
       }
-      PMPI_Recv(&mine, 1, MPI_DOUBLE, 0, 3, g.comm, MPI_STATUS_IGNORE);
+      const std::uint64_t t = monotonic_ns();
+      PMPI_Send(&t, 1, MPI_UINT64_T, 0, 2, g.comm);
     }
   }
+  double mine = 0;
+  MPI_Request request;
+  PMPI_Iscatter(offsets.data(), 1, MPI_DOUBLE, &mine, 1, MPI_DOUBLE, 0, g.comm, &request);
+  wait_yielding(&request);
   return mine;
 }
 
@@ -619,7 +663,7 @@ const std::vector<std::string> &hosts() {
 
 using namespace pnmpi::trace;
 
-PNMPI_MODULE_ARGUMENTS("output trace routines buffer on-full");
+PNMPI_MODULE_ARGUMENTS("output trace routines buffer on-full clock");
 
 extern "C" {
 
