@@ -159,6 +159,7 @@ struct State {
   std::uint64_t next_id = 1;
   ClockPair init, finalize;                    ///< ticks <-> CLOCK_MONOTONIC
   double offset_init = 0, offset_finalize = 0; ///< ns to add to this rank's CLOCK_MONOTONIC
+  double bound_init = 0, bound_finalize = 0;   ///< the offset's error is at most this (ns)
 };
 
 extern State g;

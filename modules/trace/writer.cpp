@@ -847,6 +847,8 @@ std::string write_archive() noexcept try {
   counts.u64(reordered);
   counts.u64(static_cast<std::uint64_t>(std::llround(g.offset_init)));
   counts.u64(static_cast<std::uint64_t>(std::llround(g.offset_finalize)));
+  counts.u64(static_cast<std::uint64_t>(std::llround(std::ceil(g.bound_init))));
+  counts.u64(static_cast<std::uint64_t>(std::llround(std::ceil(g.bound_finalize))));
   std::vector<std::string> all_counts = gather(counts.bytes);
   std::uint64_t global_first = 0, global_last = 0;
   PMPI_Allreduce(&first, &global_first, 1, MPI_UINT64_T, MPI_MIN, g.comm);
@@ -869,10 +871,12 @@ std::string write_archive() noexcept try {
       const std::uint64_t rmoved = in.u64();
       const auto offset_init = static_cast<std::int64_t>(in.u64());
       const auto offset_finalize = static_cast<std::int64_t>(in.u64());
+      const std::uint64_t bound_init = in.u64(), bound_finalize = in.u64();
       offsets += "clock rank " + std::to_string(r) + " host " +
                  hosts()[static_cast<std::size_t>(r)] + " offset-init " +
                  std::to_string(offset_init) + " offset-finalize " +
-                 std::to_string(offset_finalize) + "\n";
+                 std::to_string(offset_finalize) + " bound-init " + std::to_string(bound_init) +
+                 " bound-finalize " + std::to_string(bound_finalize) + "\n";
       std::uint64_t events = 0;
       for (std::uint64_t e : d.events)
         events += e;
