@@ -34,7 +34,7 @@ static double now_ns(void) {
 /* Builds the chain (`stride` bytes between jumps, plus a 64-byte slide per page when the
  * stride is a page) and returns ns per jump, or a negative value if memory is refused. */
 static double chain_ns(int n, size_t stride) {
-  const size_t code_size = (size_t)n * stride + 2 * kPage;
+  const size_t code_size = ((size_t)n * stride + kPage - 1) / kPage * kPage + 2 * kPage;
   const size_t slot_size = (size_t)n * sizeof(void *) + kPage;
   uint8_t *code = mmap(NULL, code_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   uint8_t *slots =
@@ -42,7 +42,9 @@ static double chain_ns(int n, size_t stride) {
   if (code == MAP_FAILED || slots == MAP_FAILED)
     return -1;
   memset(code, 0xcc, code_size); /* int3 anywhere the chain does not go */
-  uint8_t *const ret = code + (size_t)n * stride + kPage;
+  /* The return sits on a page of its own, after the chain, at the same place whatever the
+   * layout, so that the two layouts differ only in where the jumps are. */
+  uint8_t *const ret = code + ((size_t)n * stride + kPage - 1) / kPage * kPage + kPage;
   *ret = 0xc3;
   uint8_t *site = code;
   for (int i = 0; i < n; ++i) {
