@@ -193,8 +193,7 @@ template <class Value> bool HandleTable<Value>::init(std::size_t capacity) noexc
 }
 
 template <class Value>
-bool HandleTable<Value>::insert(std::uint64_t key, const Value &value,
-                                std::uint64_t stamp) noexcept {
+bool HandleTable<Value>::insert(std::uint64_t key, const Value &value) noexcept {
   if (m_keys == nullptr || key <= kBusy)
     return false;
   if (!m_used.load(std::memory_order_relaxed))
@@ -209,7 +208,7 @@ bool HandleTable<Value>::insert(std::uint64_t key, const Value &value,
                                   std::memory_order_relaxed)) {
       Slot &s = m_slots[(h + i) & m_mask];
       s.value = value;
-      s.stamp.store(stamp, std::memory_order_relaxed);
+      s.stamp.store(m_order.fetch_add(1, std::memory_order_relaxed) + 1, std::memory_order_relaxed);
       k.store(key, std::memory_order_release);
       return true;
     }
@@ -217,10 +216,41 @@ bool HandleTable<Value>::insert(std::uint64_t key, const Value &value,
   return false;
 }
 
-template <class Value> std::size_t HandleTable<Value>::claim(std::uint64_t key) noexcept {
+template <class Value> std::uint64_t HandleTable<Value>::newest(std::uint64_t key) const noexcept {
+  if (m_keys == nullptr || key <= kBusy)
+    return 0;
+  const std::size_t h = home(key);
+  std::uint64_t best = 0;
+  for (std::size_t i = 0; i < kWindow; ++i) {
+    const std::size_t at = (h + i) & m_mask;
+    if (m_keys[at].load(std::memory_order_acquire) == key)
+      best = std::max(best, m_slots[at].stamp.load(std::memory_order_relaxed));
+  }
+  return best;
+}
+
+template <class Value>
+std::size_t HandleTable<Value>::claim(std::uint64_t key, std::uint64_t order) noexcept {
   if (m_keys == nullptr || key <= kBusy)
     return SIZE_MAX;
   const std::size_t h = home(key);
+  if (order != 0) {
+    for (std::size_t i = 0; i < kWindow; ++i) {
+      const std::size_t at = (h + i) & m_mask;
+      if (m_keys[at].load(std::memory_order_acquire) != key ||
+          m_slots[at].stamp.load(std::memory_order_relaxed) != order)
+        continue;
+      std::uint64_t expected = key;
+      if (!m_keys[at].compare_exchange_strong(expected, kBusy, std::memory_order_acquire,
+                                              std::memory_order_relaxed))
+        break;
+      // Ours now; still the entry asked for unless it was taken and the slot reused.
+      if (m_slots[at].stamp.load(std::memory_order_relaxed) == order)
+        return at;
+      m_keys[at].store(key, std::memory_order_release);
+      break;
+    }
+  }
   // Retried only when another thread claimed the chosen slot between the scan and the CAS.
   for (int attempt = 0; attempt < 4; ++attempt) {
     std::size_t best = SIZE_MAX;
@@ -245,8 +275,9 @@ template <class Value> std::size_t HandleTable<Value>::claim(std::uint64_t key) 
   return SIZE_MAX;
 }
 
-template <class Value> bool HandleTable<Value>::take(std::uint64_t key, Value *out) noexcept {
-  const std::size_t at = claim(key);
+template <class Value>
+bool HandleTable<Value>::take(std::uint64_t key, std::uint64_t order, Value *out) noexcept {
+  const std::size_t at = claim(key, order);
   if (at == SIZE_MAX)
     return false;
   *out = m_slots[at].value;
@@ -255,13 +286,18 @@ template <class Value> bool HandleTable<Value>::take(std::uint64_t key, Value *o
 }
 
 template <class Value> bool HandleTable<Value>::find(std::uint64_t key, Value *out) noexcept {
-  const std::size_t at = claim(key);
+  const std::size_t at = claim(key, 0);
   if (at == SIZE_MAX)
     return false;
   *out = m_slots[at].value;
   m_keys[at].store(key, std::memory_order_release);
   return true;
 }
+
+// The wrapper files use the tables through trace.h's inline functions.
+template class HandleTable<Pending>;
+template class HandleTable<Persistent>;
+template class HandleTable<MessageComm>;
 
 namespace {
 
@@ -276,23 +312,18 @@ std::uint64_t new_id(ThreadBuffer *b) noexcept {
 
 } // namespace
 
-std::uint64_t remember(MPI_Request request, Pending p, std::uint64_t t) noexcept {
+std::uint64_t remember(MPI_Request request, Pending p) noexcept {
   ThreadBuffer *b = buffer();
   p.id = new_id(b);
-  if (g.track_completions && request != MPI_REQUEST_NULL &&
-      !g.requests.insert(key_of(request), p, t))
+  if (g.track_completions && request != MPI_REQUEST_NULL && !g.requests.insert(key_of(request), p))
     b->untracked++;
   return p.id;
-}
-
-std::uint64_t remember(MPI_Request request, Pending p) noexcept {
-  return remember(request, p, now());
 }
 
 void remember_persistent(MPI_Request request, const Persistent &p) noexcept {
   if (request == MPI_REQUEST_NULL)
     return;
-  if (!g.persistent.insert(key_of(request), p, now()))
+  if (!g.persistent.insert(key_of(request), p))
     buffer()->untracked++;
 }
 
@@ -309,7 +340,7 @@ void start_persistent(Routine r, int count, const MPI_Request *requests, std::ui
     p.object = q.object;
     p.routine = static_cast<std::uint16_t>(r);
     p.id = new_id(b);
-    if (g.track_completions && !g.requests.insert(key_of(requests[i]), p, t))
+    if (g.track_completions && !g.requests.insert(key_of(requests[i]), p))
       b->untracked++;
     Record *o = op_record(static_cast<RecordKind>(q.kind), r, t);
     o->object = q.object;
@@ -327,7 +358,7 @@ void remember_message(MPI_Message message, MPI_Comm comm) noexcept {
     return;
   MessageComm m;
   m.comm = key_of(comm);
-  if (!g.messages.insert(key_of(message), m, now()))
+  if (!g.messages.insert(key_of(message), m))
     buffer()->untracked++;
 }
 
@@ -350,14 +381,14 @@ void forget(MPI_Request request) noexcept {
 }
 
 void complete_requests(int count, const MPI_Request *before, const MPI_Status *statuses,
-                       const int *done, std::uint64_t t) noexcept {
+                       const int *done, std::uint64_t t, const std::uint64_t *orders) noexcept {
   if (!g.requests.used())
     return;
   for (int i = 0; i < count; ++i) {
     if (!done[i] || before[i] == MPI_REQUEST_NULL)
       continue;
     Pending p;
-    if (!g.requests.take(key_of(before[i]), &p))
+    if (!g.requests.take(key_of(before[i]), orders != nullptr ? orders[i] : 0, &p))
       continue;
     if (p.kind == kPendingCommIdup) {
       // The new communicator is valid now that the operation is complete.

@@ -159,8 +159,14 @@ struct Persistent {
 ///   - an MPI library may hand out the handle of a completed request again at once; if the
 ///     completing thread has not yet taken the old entry, two entries have the same key.
 ///     Open MPI even gives every small Isend that completed at once the same static
-///     request. Each entry carries the time it was inserted, and a lookup takes the oldest
-///     (the completed request was issued before its handle could be reused);
+///     request. Each entry carries a number from the table's own atomic counter, and a
+///     lookup takes the oldest: the completed request was noted before its handle could be
+///     reused, so its number is the smaller (a time stamp would not do: a virtual machine's
+///     CPUs may read time-stamp counters a little apart). Better still, a Wait or Test
+///     notes, before it calls MPI, the newest entry of each handle it was given: while the
+///     request is live MPI cannot hand its handle out again, so that entry is its own, even
+///     if another thread completes a request of the same handle at the same time; it then
+///     takes exactly that entry (newest() and take(key, order, out));
 ///   - a full window (the table near capacity) is never waited for: the insertion fails,
 ///     the caller counts it and the count is reported at MPI_Finalize.
 template <class Value> class HandleTable {
@@ -171,9 +177,14 @@ public:
   /// out of memory (the table then holds nothing and every insertion fails).
   bool init(std::size_t capacity) noexcept;
   /// Notes `value` under `key` (not 0); false if the window of the key is full.
-  bool insert(std::uint64_t key, const Value &value, std::uint64_t stamp) noexcept;
+  bool insert(std::uint64_t key, const Value &value) noexcept;
   /// Removes the oldest entry of `key` into *out; false if there is none.
-  bool take(std::uint64_t key, Value *out) noexcept;
+  bool take(std::uint64_t key, Value *out) noexcept { return take(key, 0, out); }
+  /// Removes the entry of `key` numbered `order` (from newest()), or if it is gone or
+  /// `order` is 0, the oldest one.
+  bool take(std::uint64_t key, std::uint64_t order, Value *out) noexcept;
+  /// The number of the newest entry of `key`, 0 if there is none.
+  std::uint64_t newest(std::uint64_t key) const noexcept;
   /// Copies the oldest entry of `key` into *out and keeps it; false if there is none.
   bool find(std::uint64_t key, Value *out) noexcept;
   /// Whether an entry was ever inserted (so lookups can be skipped until then).
@@ -188,14 +199,16 @@ private:
   std::size_t home(std::uint64_t key) const noexcept {
     return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> m_shift);
   }
-  /// The slot holding the oldest entry of `key`, claimed (now kBusy); or SIZE_MAX.
-  std::size_t claim(std::uint64_t key) noexcept;
+  /// The slot holding entry `order` of `key` (0: the oldest), claimed (now kBusy); or
+  /// SIZE_MAX.
+  std::size_t claim(std::uint64_t key, std::uint64_t order) noexcept;
 
   std::atomic<std::uint64_t> *m_keys = nullptr;
   Slot *m_slots = nullptr;
   std::size_t m_mask = 0;
   unsigned m_shift = 64;
   std::atomic<bool> m_used{false};
+  std::atomic<std::uint64_t> m_order{0}; ///< numbers the insertions (see above)
 };
 
 /// A matched message's table entry: the communicator of the probe that matched it.
@@ -304,9 +317,6 @@ inline bool tracking_requests() noexcept {
 /// id it gets in the trace (p.id is ignored). Ids are unique per rank: the thread's number
 /// in the high bits, its own count in the low ones (no shared counter on the per-call path).
 std::uint64_t remember(MPI_Request request, Pending p) noexcept;
-/// As remember(request, p), at time t (the caller's own reading of now(), which orders
-/// entries whose handles MPI reused).
-std::uint64_t remember(MPI_Request request, Pending p, std::uint64_t t) noexcept;
 
 /// Notes a persistent request made by MPI_*_init.
 void remember_persistent(MPI_Request request, const Persistent &p) noexcept;
@@ -325,8 +335,16 @@ void forget(MPI_Request request) noexcept;
 
 /// Records the completion of every tracked request among `before` (the handles as they
 /// were before the completing call), as `done[i]` says, at time t.
+/// `orders` (may be null): request_order() of each handle, taken before the completing call.
 void complete_requests(int count, const MPI_Request *before, const MPI_Status *statuses,
-                       const int *done, std::uint64_t t) noexcept;
+                       const int *done, std::uint64_t t,
+                       const std::uint64_t *orders = nullptr) noexcept;
+
+/// Which note a Wait/Test given `request` will complete: its handle's newest, taken before
+/// the call (see HandleTable).
+inline std::uint64_t request_order(MPI_Request request) noexcept {
+  return request == MPI_REQUEST_NULL ? 0 : g.requests.newest(key_of(request));
+}
 
 /// The registries: a new communicator, window or file, and a freed one.
 void register_comm(MPI_Comm comm, std::uint64_t t) noexcept;

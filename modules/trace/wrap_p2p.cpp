@@ -34,10 +34,14 @@ void received(Routine r, std::uint64_t t, MPI_Comm comm, const MPI_Status *st) n
 }
 
 /// Requests of a completing call, copied before MPI resets the completed ones.
+/// With each, the note it will complete (request_order).
 struct Before {
   MPI_Request small[32];
+  std::uint64_t small_orders[32];
   std::vector<MPI_Request> big;
+  std::vector<std::uint64_t> big_orders;
   MPI_Request *list = small;
+  std::uint64_t *orders = small_orders;
   bool tracking = false;
   Before(int count, const MPI_Request *requests) {
     tracking = tracking_requests() && count > 0;
@@ -45,10 +49,14 @@ struct Before {
       return;
     if (count > 32) {
       big.assign(requests, requests + count);
+      big_orders.resize(static_cast<std::size_t>(count));
       list = big.data();
+      orders = big_orders.data();
     } else {
       std::copy(requests, requests + count, small);
     }
+    for (int i = 0; i < count; ++i)
+      orders[i] = request_order(list[i]);
   }
 };
 
@@ -74,7 +82,7 @@ void completed_all(const Before &b, int count, const MPI_Request *after, const M
     return;
   for (int i = 0; i < count; ++i) {
     const int done = all || after[i] == MPI_REQUEST_NULL;
-    complete_requests(1, &b.list[i], &st[i], &done, t);
+    complete_requests(1, &b.list[i], &st[i], &done, t, &b.orders[i]);
   }
 }
 
@@ -85,7 +93,7 @@ void completed_some(const Before &b, int outcount, const int *indices, const MPI
     return;
   for (int k = 0; k < outcount; ++k) {
     const int one = 1;
-    complete_requests(1, &b.list[indices[k]], &st[k], &one, t);
+    complete_requests(1, &b.list[indices[k]], &st[k], &one, t, &b.orders[indices[k]]);
   }
 }
 
@@ -119,7 +127,7 @@ void completed_some(const Before &b, int outcount, const int *indices, const MPI
       p.object = key_of(comm);                                                                     \
       p.routine = r_##NAME;                                                                        \
       message(kIsend, r_##NAME, t0, comm, dest, tag, bytes_of(count, type),                        \
-              remember(*request, p, t1));                                                          \
+              remember(*request, p));                                                              \
     }                                                                                              \
     call_record(r_##NAME, t0, t1);                                                                 \
     return rc;                                                                                     \
@@ -233,7 +241,7 @@ PNMPI_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, 
     p.kind = kIrecvRequest;
     p.object = key_of(comm);
     p.routine = r_Irecv;
-    op_record(kIrecvRequest, r_Irecv, t1)->x = remember(*request, p, t1);
+    op_record(kIrecvRequest, r_Irecv, t1)->x = remember(*request, p);
   }
   call_record(r_Irecv, t0, t1);
   return rc;
@@ -367,7 +375,7 @@ PNMPI_EXPORT int MPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message
     p.kind = kIrecvRequest;
     p.object = comm;
     p.routine = r_Imrecv;
-    op_record(kIrecvRequest, r_Imrecv, t1)->x = remember(*request, p, t1);
+    op_record(kIrecvRequest, r_Imrecv, t1)->x = remember(*request, p);
   }
   call_record(r_Imrecv, t0, t1);
   return rc;
@@ -379,11 +387,12 @@ PNMPI_EXPORT int MPI_Wait(MPI_Request *request, MPI_Status *status) {
   MPI_Status own;
   MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
   const MPI_Request before = *request;
+  const std::uint64_t order = tracking_requests() ? request_order(before) : 0;
   const std::uint64_t t0 = now();
   const int rc = PMPI_Wait(request, st);
   const std::uint64_t t1 = now();
   const int done = rc == MPI_SUCCESS;
-  complete_requests(1, &before, st, &done, t1);
+  complete_requests(1, &before, st, &done, t1, &order);
   call_record(r_Wait, t0, t1);
   return rc;
 }
@@ -394,11 +403,12 @@ PNMPI_EXPORT int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
   MPI_Status own;
   MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
   const MPI_Request before = *request;
+  const std::uint64_t order = tracking_requests() ? request_order(before) : 0;
   const std::uint64_t t0 = now();
   const int rc = PMPI_Test(request, flag, st);
   const std::uint64_t t1 = now();
   const int done = rc == MPI_SUCCESS && *flag;
-  complete_requests(1, &before, st, &done, t1);
+  complete_requests(1, &before, st, &done, t1, &order);
   call_record(r_Test, t0, t1);
   return rc;
 }
