@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the pnmpi authors */
+
+/* Calls the routines the trace wraps beyond known_app and io_app, with known sizes
+ * (test_trace.py's expected_wrap lists what each rank's trace must hold), on n ranks:
+ *   Alltoallw, Ialltoallw        rank r sends r+i+1 ints to rank i
+ *   Ireduce_scatter              rank i gets i+1 ints; Ireduce_scatter_block 2 ints each
+ *   Iscan 3 ints, Iexscan 5 doubles
+ *   on a 1-D non-periodic Cartesian communicator of n ranks (the ends have one neighbour):
+ *   Neighbor_allgather(v), Neighbor_alltoall(v/w) and their I forms: 2 ints to each
+ *   neighbour; 3 ints; 1 double; 1 int to the left and 2 to the right (v and w)
+ *   MPI 4 only: Allreduce_init (4 ints) and Neighbor_alltoall_init_c (1 double) started
+ *   twice each, Barrier_init started once; Send_c/Recv_c (24 bytes around the ring),
+ *   Allreduce_c (2 doubles), Ibcast_c (16 bytes from the last rank)
+ *   MPI-IO on FILE (shared pointer ops one rank after the other, Barrier between):
+ *   write_shared 100(r+1), iwrite_shared 10(r+1), seek_shared 0, read_shared 50,
+ *   iread_shared 20, write_ordered 10(r+1), read_ordered 5, seek 64r,
+ *   write_all_begin/end 64, read_all_begin/end 64, write_at_all_begin/end 32 at 300+32r,
+ *   read_at_all_begin/end 32 at 300+32((r+1)%n), write_ordered_begin/end 8,
+ *   read_ordered_begin/end 8; MPI 4 only: write_at_c 16 at 2000+16r, read_c 16 at 2000+16r
+ * Prints "wrap ok" on rank 0, or "skipped: ..." for what this MPI lacks.
+ * Usage: wrap_app FILE */
+
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+static void shared_in_turn(MPI_File fh, int rank, int n, int write, int bytes, int nonblocking) {
+  char buf[512];
+  memset(buf, 'a' + rank, sizeof buf);
+  for (int k = 0; k < n; ++k) {
+    if (k == rank) {
+      if (nonblocking) {
+        MPI_Request req;
+        if (write)
+          MPI_File_iwrite_shared(fh, buf, bytes, MPI_BYTE, &req);
+        else
+          MPI_File_iread_shared(fh, buf, bytes, MPI_BYTE, &req);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+      } else if (write) {
+        MPI_File_write_shared(fh, buf, bytes, MPI_BYTE, MPI_STATUS_IGNORE);
+      } else {
+        MPI_File_read_shared(fh, buf, bytes, MPI_BYTE, MPI_STATUS_IGNORE);
+      }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, n = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  enum { MAXN = 16 };
+  if (argc < 2 || n > MAXN) {
+    if (rank == 0)
+      fprintf(stderr, "usage: wrap_app FILE (on at most %d ranks)\n", MAXN);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  int sbuf[MAXN * (2 * MAXN + 1)], rbuf[MAXN * (2 * MAXN + 1)];
+  double d[8] = {0}, e[8] = {0};
+  for (int i = 0; i < MAXN * (2 * MAXN + 1); ++i)
+    sbuf[i] = rank;
+  MPI_Request req;
+
+  int sc[MAXN], rc[MAXN], sd[MAXN], rd[MAXN];
+  MPI_Datatype ints[MAXN];
+  for (int i = 0, s = 0, r = 0; i < n; ++i) {
+    sc[i] = rank + i + 1;
+    rc[i] = i + rank + 1;
+    sd[i] = s * (int)sizeof(int);
+    rd[i] = r * (int)sizeof(int);
+    s += sc[i];
+    r += rc[i];
+    ints[i] = MPI_INT;
+  }
+  MPI_Alltoallw(sbuf, sc, sd, ints, rbuf, rc, rd, ints, MPI_COMM_WORLD);
+  MPI_Ialltoallw(sbuf, sc, sd, ints, rbuf, rc, rd, ints, MPI_COMM_WORLD, &req);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+
+  int counts[MAXN];
+  for (int i = 0; i < n; ++i)
+    counts[i] = i + 1;
+  MPI_Ireduce_scatter(sbuf, rbuf, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  MPI_Ireduce_scatter_block(sbuf, rbuf, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  MPI_Iscan(sbuf, rbuf, 3, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  MPI_Iexscan(d, e, 5, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &req);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+
+  /* Neighbourhoods: block 0 is the left neighbour, block 1 the right one. */
+  MPI_Comm cart;
+  int dims[1] = {n}, periods[1] = {0};
+  MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart);
+  int three[2] = {3, 3}, tdispl[2] = {0, 3};
+  int vs[2] = {1, 2}, vsd[2] = {0, 1}, vr[2] = {2, 1}, vrd[2] = {0, 2};
+  MPI_Aint ws[2] = {0, sizeof(int)}, wr[2] = {0, 2 * sizeof(int)};
+  MPI_Datatype two_ints[2] = {MPI_INT, MPI_INT};
+  for (int nb = 0; nb < 2; ++nb) {
+    if (nb == 0) {
+      MPI_Neighbor_allgather(sbuf, 2, MPI_INT, rbuf, 2, MPI_INT, cart);
+      MPI_Neighbor_allgatherv(sbuf, 3, MPI_INT, rbuf, three, tdispl, MPI_INT, cart);
+      MPI_Neighbor_alltoall(d, 1, MPI_DOUBLE, e, 1, MPI_DOUBLE, cart);
+      MPI_Neighbor_alltoallv(sbuf, vs, vsd, MPI_INT, rbuf, vr, vrd, MPI_INT, cart);
+      MPI_Neighbor_alltoallw(sbuf, vs, ws, two_ints, rbuf, vr, wr, two_ints, cart);
+    } else {
+      MPI_Ineighbor_allgather(sbuf, 2, MPI_INT, rbuf, 2, MPI_INT, cart, &req);
+      MPI_Wait(&req, MPI_STATUS_IGNORE);
+      MPI_Ineighbor_allgatherv(sbuf, 3, MPI_INT, rbuf, three, tdispl, MPI_INT, cart, &req);
+      MPI_Wait(&req, MPI_STATUS_IGNORE);
+      MPI_Ineighbor_alltoall(d, 1, MPI_DOUBLE, e, 1, MPI_DOUBLE, cart, &req);
+      MPI_Wait(&req, MPI_STATUS_IGNORE);
+      MPI_Ineighbor_alltoallv(sbuf, vs, vsd, MPI_INT, rbuf, vr, vrd, MPI_INT, cart, &req);
+      MPI_Wait(&req, MPI_STATUS_IGNORE);
+      MPI_Ineighbor_alltoallw(sbuf, vs, ws, two_ints, rbuf, vr, wr, two_ints, cart, &req);
+      MPI_Wait(&req, MPI_STATUS_IGNORE);
+    }
+  }
+
+#if MPI_VERSION >= 4
+  MPI_Request pers[3];
+  MPI_Status statuses[2];
+  MPI_Allreduce_init(sbuf, rbuf, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &pers[0]);
+  MPI_Neighbor_alltoall_init_c(d, 1, MPI_DOUBLE, e, 1, MPI_DOUBLE, cart, MPI_INFO_NULL, &pers[1]);
+  MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &pers[2]);
+  for (int k = 0; k < 2; ++k) {
+    MPI_Startall(2, pers);
+    MPI_Waitall(2, pers, statuses);
+  }
+  MPI_Start(&pers[2]);
+  MPI_Wait(&pers[2], MPI_STATUS_IGNORE);
+  for (int k = 0; k < 3; ++k)
+    MPI_Request_free(&pers[k]);
+  if (rank % 2 == 0) {
+    MPI_Send_c(sbuf, 6, MPI_INT, (rank + 1) % n, 4, MPI_COMM_WORLD);
+    MPI_Recv_c(rbuf, 6, MPI_INT, (rank + n - 1) % n, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  } else {
+    MPI_Recv_c(rbuf, 6, MPI_INT, (rank + n - 1) % n, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Send_c(sbuf, 6, MPI_INT, (rank + 1) % n, 4, MPI_COMM_WORLD);
+  }
+  MPI_Allreduce_c(d, e, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Ibcast_c(d, 2, MPI_DOUBLE, n - 1, MPI_COMM_WORLD, &req);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+#else
+  if (rank == 0)
+    printf("skipped: MPI %d.%d has no persistent collectives and no large-count routines\n",
+           MPI_VERSION, MPI_SUBVERSION);
+#endif
+  MPI_Comm_free(&cart);
+
+  MPI_File fh;
+  MPI_File_open(MPI_COMM_WORLD, argv[1], MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+  shared_in_turn(fh, rank, n, 1, 100 * (rank + 1), 0);
+  shared_in_turn(fh, rank, n, 1, 10 * (rank + 1), 1);
+  MPI_File_seek_shared(fh, 0, MPI_SEEK_SET);
+  shared_in_turn(fh, rank, n, 0, 50, 0);
+  shared_in_turn(fh, rank, n, 0, 20, 1);
+  char buf[128];
+  memset(buf, 'A' + rank, sizeof buf);
+  MPI_File_write_ordered(fh, buf, 10 * (rank + 1), MPI_BYTE, MPI_STATUS_IGNORE);
+  MPI_File_read_ordered(fh, buf, 5, MPI_BYTE, MPI_STATUS_IGNORE);
+  MPI_File_seek(fh, 64 * rank, MPI_SEEK_SET);
+  MPI_File_write_all_begin(fh, buf, 64, MPI_BYTE);
+  MPI_File_write_all_end(fh, buf, MPI_STATUS_IGNORE);
+  MPI_File_read_all_begin(fh, buf, 64, MPI_BYTE);
+  MPI_File_read_all_end(fh, buf, MPI_STATUS_IGNORE);
+  MPI_File_write_at_all_begin(fh, 300 + 32 * rank, buf, 32, MPI_BYTE);
+  MPI_File_write_at_all_end(fh, buf, MPI_STATUS_IGNORE);
+  MPI_File_read_at_all_begin(fh, 300 + 32 * ((rank + 1) % n), buf, 32, MPI_BYTE);
+  MPI_File_read_at_all_end(fh, buf, MPI_STATUS_IGNORE);
+  MPI_File_write_ordered_begin(fh, buf, 8, MPI_BYTE);
+  MPI_File_write_ordered_end(fh, buf, MPI_STATUS_IGNORE);
+  MPI_File_read_ordered_begin(fh, buf, 8, MPI_BYTE);
+  MPI_File_read_ordered_end(fh, buf, MPI_STATUS_IGNORE);
+#if MPI_VERSION >= 4
+  MPI_File_write_at_c(fh, 2000 + 16 * rank, buf, 16, MPI_BYTE, MPI_STATUS_IGNORE);
+  MPI_File_seek(fh, 2000 + 16 * rank, MPI_SEEK_SET);
+  MPI_File_read_c(fh, buf, 16, MPI_BYTE, MPI_STATUS_IGNORE);
+#endif
+  MPI_File_close(&fh);
+  if (rank == 0)
+    printf("wrap ok\n");
+  MPI_Finalize();
+  return 0;
+}
