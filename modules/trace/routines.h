@@ -191,6 +191,10 @@ enum CollectiveKind : std::uint8_t {
   X(Comm_create, kClassComm)                                                                       \
   X(Comm_create_group, kClassComm)                                                                 \
   X(Cart_create, kClassComm)                                                                       \
+  X(Cart_sub, kClassComm)                                                                          \
+  X(Graph_create, kClassComm)                                                                      \
+  X(Dist_graph_create, kClassComm)                                                                 \
+  X(Dist_graph_create_adjacent, kClassComm)                                                        \
   X(Comm_free, kClassComm)                                                                         \
   X(Win_create, kClassComm)                                                                        \
   X(Win_allocate, kClassComm)                                                                      \

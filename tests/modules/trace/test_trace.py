@@ -226,6 +226,13 @@ def expected_wrap(rank, n, mpi4):
     for name, op, sent, received in neighbourhood:
         e += nbc(f"MPI_Ineighbor_{name}", op, world, None, sent, received, ordinal)
         ordinal += 1
+    # A graph ring: two neighbours each; a distributed graph: rank r receives from the r
+    # ranks below it and sends to the n-1-r above it.
+    e += call("MPI_Graph_create") + coll("MPI_Neighbor_allgather", "ALLGATHER", world, None,
+                                         2 * I, 2 * I) + call("MPI_Comm_free")
+    e += call("MPI_Dist_graph_create_adjacent")
+    e += coll("MPI_Neighbor_alltoall", "ALLTOALL", world, None, 2 * I * (n - 1 - rank),
+              2 * I * rank) + call("MPI_Comm_free")
     if mpi4:
         # Persistent collectives: the inits are regions, every start a nonblocking one.
         e += call("MPI_Allreduce_init") + call("MPI_Neighbor_alltoall_init_c")

@@ -9,6 +9,8 @@
  *   on a 1-D non-periodic Cartesian communicator of n ranks (the ends have one neighbour):
  *   Neighbor_allgather(v), Neighbor_alltoall(v/w) and their I forms: 2 ints to each
  *   neighbour; 3 ints; 1 double; 1 int to the left and 2 to the right (v and w)
+ *   Neighbor_allgather 1 int on a graph ring, Neighbor_alltoall 2 ints on a distributed
+ *   graph where rank r sends to every higher rank
  *   MPI 4 only: Allreduce_init (4 ints) and Neighbor_alltoall_init_c (1 double) started
  *   twice each, Barrier_init started once; Send_c/Recv_c (24 bytes around the ring),
  *   Allreduce_c (2 doubles), Ibcast_c (16 bytes from the last rank)
@@ -119,6 +121,33 @@ int main(int argc, char **argv) {
       MPI_Wait(&req, MPI_STATUS_IGNORE);
     }
   }
+
+  /* A graph ring (every rank's neighbours: the previous and the next rank) and a distributed
+   * graph where every rank sends to every higher rank: rank r has r in-neighbours and n-1-r
+   * out-neighbours. */
+  int index[MAXN], edges[2 * MAXN], sources[MAXN], dests[MAXN], nin = 0, nout = 0;
+  /* Weights of 1, not MPI_UNWEIGHTED: Open MPI's is a zero-size object GCC warns about. */
+  int weights[MAXN];
+  for (int i = 0; i < n; ++i) {
+    index[i] = 2 * (i + 1);
+    edges[2 * i] = (i + n - 1) % n;
+    edges[2 * i + 1] = (i + 1) % n;
+    weights[i] = 1;
+  }
+  for (int i = 0; i < n; ++i) {
+    if (i < rank)
+      sources[nin++] = i;
+    else if (i > rank)
+      dests[nout++] = i;
+  }
+  MPI_Comm graph, dist;
+  MPI_Graph_create(MPI_COMM_WORLD, n, index, edges, 0, &graph);
+  MPI_Neighbor_allgather(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, graph);
+  MPI_Comm_free(&graph);
+  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, nin, sources, weights, nout, dests, weights,
+                                 MPI_INFO_NULL, 0, &dist);
+  MPI_Neighbor_alltoall(sbuf, 2, MPI_INT, rbuf, 2, MPI_INT, dist);
+  MPI_Comm_free(&dist);
 
 #if MPI_VERSION >= 4
   MPI_Request pers[3];
