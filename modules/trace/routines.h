@@ -34,32 +34,46 @@ enum RoutineClass : unsigned {
   kClassAll = (1u << 7) - 1
 };
 
-// Lists of X(NAME, CLASS). The routines with a count exist as MPI_NAME and, in MPI 4, as
-// the large-count MPI_NAME_c: their lists take the suffix S (empty, or _c).
+// The routines with a count exist as MPI_NAME and, in MPI 4, as the large-count MPI_NAME_c:
+// their lists take the suffix S (empty, or _c). Point-to-point: X(NAME, SHAPE), SHAPE naming
+// the wrapper that makes it (wrap_p2p.cpp); the others are X(NAME, CLASS).
 #define PNMPI_TRACE_P2P_COUNTED(X, S)                                                              \
-  X(Send##S, kClassP2P)                                                                            \
-  X(Bsend##S, kClassP2P)                                                                           \
-  X(Ssend##S, kClassP2P)                                                                           \
-  X(Rsend##S, kClassP2P)                                                                           \
-  X(Recv##S, kClassP2P)                                                                            \
-  X(Isend##S, kClassP2P)                                                                           \
-  X(Ibsend##S, kClassP2P)                                                                          \
-  X(Issend##S, kClassP2P)                                                                          \
-  X(Irsend##S, kClassP2P)                                                                          \
-  X(Irecv##S, kClassP2P)                                                                           \
-  X(Sendrecv##S, kClassP2P)                                                                        \
-  X(Sendrecv_replace##S, kClassP2P)                                                                \
-  X(Send_init##S, kClassP2P)                                                                       \
-  X(Bsend_init##S, kClassP2P)                                                                      \
-  X(Ssend_init##S, kClassP2P)                                                                      \
-  X(Rsend_init##S, kClassP2P)                                                                      \
-  X(Recv_init##S, kClassP2P)                                                                       \
-  X(Mrecv##S, kClassP2P)                                                                           \
-  X(Imrecv##S, kClassP2P)
+  X(Send##S, SEND)                                                                                 \
+  X(Bsend##S, SEND)                                                                                \
+  X(Ssend##S, SEND)                                                                                \
+  X(Rsend##S, SEND)                                                                                \
+  X(Recv##S, RECV)                                                                                 \
+  X(Isend##S, ISEND)                                                                               \
+  X(Ibsend##S, ISEND)                                                                              \
+  X(Issend##S, ISEND)                                                                              \
+  X(Irsend##S, ISEND)                                                                              \
+  X(Irecv##S, IRECV)                                                                               \
+  X(Sendrecv##S, SENDRECV)                                                                         \
+  X(Sendrecv_replace##S, SENDRECV_REPLACE)                                                         \
+  X(Send_init##S, SEND_INIT)                                                                       \
+  X(Bsend_init##S, SEND_INIT)                                                                      \
+  X(Ssend_init##S, SEND_INIT)                                                                      \
+  X(Rsend_init##S, SEND_INIT)                                                                      \
+  X(Recv_init##S, RECV_INIT)                                                                       \
+  X(Mrecv##S, MRECV)                                                                               \
+  X(Imrecv##S, IMRECV)
 
-// The individual file pointer and explicit offsets; the shared and ordered file pointers and split
-// collective I/O (begin issues, end completes).
+// MPI-IO with a count: the individual file pointer, explicit offsets, the shared and ordered
+// file pointers and split collective I/O (its begin issues the operation, its end completes
+// it; an end has no count, hence no `_c`).
 #define PNMPI_TRACE_IO_COUNTED(X, S)                                                               \
+  X(File_read##S, kClassIo)                                                                        \
+  X(File_read_all##S, kClassIo)                                                                    \
+  X(File_read_at##S, kClassIo)                                                                     \
+  X(File_read_at_all##S, kClassIo)                                                                 \
+  X(File_write##S, kClassIo)                                                                       \
+  X(File_write_all##S, kClassIo)                                                                   \
+  X(File_write_at##S, kClassIo)                                                                    \
+  X(File_write_at_all##S, kClassIo)                                                                \
+  X(File_iread##S, kClassIo)                                                                       \
+  X(File_iwrite##S, kClassIo)                                                                      \
+  X(File_iread_at##S, kClassIo)                                                                    \
+  X(File_iwrite_at##S, kClassIo)                                                                   \
   X(File_read_shared##S, kClassIo)                                                                 \
   X(File_write_shared##S, kClassIo)                                                                \
   X(File_iread_shared##S, kClassIo)                                                                \
@@ -79,20 +93,6 @@ enum RoutineClass : unsigned {
   X(File_write_at_all_end, kClassIo)                                                               \
   X(File_read_ordered_end, kClassIo)                                                               \
   X(File_write_ordered_end, kClassIo)
-#define PNMPI_TRACE_IO_INDIVIDUAL(X, S)                                                            \
-  X(File_read##S, kClassIo)                                                                        \
-  X(File_read_all##S, kClassIo)                                                                    \
-  X(File_read_at##S, kClassIo)                                                                     \
-  X(File_read_at_all##S, kClassIo)                                                                 \
-  X(File_write##S, kClassIo)                                                                       \
-  X(File_write_all##S, kClassIo)                                                                   \
-  X(File_write_at##S, kClassIo)                                                                    \
-  X(File_write_at_all##S, kClassIo)                                                                \
-  X(File_iread##S, kClassIo)                                                                       \
-  X(File_iwrite##S, kClassIo)                                                                      \
-  X(File_iread_at##S, kClassIo)                                                                    \
-  X(File_iwrite_at##S, kClassIo)
-
 // The collectives: C(X, NAME, INAME, OP, SHAPE): MPI_NAME blocks, MPI_INAME starts the same
 // operation as a request, OP is the OTF2 collective operation both are recorded as, and
 // SHAPE names their parameters and what they count (wrap_coll.cpp).
@@ -153,12 +153,11 @@ enum CollectiveKind : std::uint8_t {
   PNMPI_TRACE_COLLECTIVES(K, PNMPI_TRACE_COLL_FORMS)
 
 #if MPI_VERSION >= 4
-#define PNMPI_TRACE_MPI4(X)                                                                        \
-  PNMPI_TRACE_P2P_COUNTED(X, _c)                                                                   \
-  PNMPI_TRACE_IO_INDIVIDUAL(X, _c)                                                                 \
-  PNMPI_TRACE_IO_COUNTED(X, _c)
+#define PNMPI_TRACE_MPI4(X) PNMPI_TRACE_IO_COUNTED(X, _c)
+#define PNMPI_TRACE_P2P_ALL(X) PNMPI_TRACE_P2P_COUNTED(X, ) PNMPI_TRACE_P2P_COUNTED(X, _c)
 #else
 #define PNMPI_TRACE_MPI4(X)
+#define PNMPI_TRACE_P2P_ALL(X) PNMPI_TRACE_P2P_COUNTED(X, )
 #endif
 
 // X(NAME, CLASS): MPI_NAME is wrapped and belongs to CLASS; the collectives are the list
@@ -167,7 +166,6 @@ enum CollectiveKind : std::uint8_t {
   X(Init, kClassEnv)                                                                               \
   X(Init_thread, kClassEnv)                                                                        \
   X(Finalize, kClassEnv)                                                                           \
-  PNMPI_TRACE_P2P_COUNTED(X, )                                                                     \
   X(Probe, kClassP2P)                                                                              \
   X(Iprobe, kClassP2P)                                                                             \
   X(Start, kClassP2P)                                                                              \
@@ -220,23 +218,25 @@ enum CollectiveKind : std::uint8_t {
   X(File_set_view, kClassIo)                                                                       \
   X(File_sync, kClassIo)                                                                           \
   X(File_seek, kClassIo)                                                                           \
-  PNMPI_TRACE_IO_INDIVIDUAL(X, )                                                                   \
   X(File_seek_shared, kClassIo)                                                                    \
   PNMPI_TRACE_IO_COUNTED(X, )                                                                      \
   PNMPI_TRACE_IO_ENDS(X)                                                                           \
   PNMPI_TRACE_MPI4(X)
 
-// Every wrapped routine: X_PLAIN(NAME, CLASS) for the others, X_COLL(NAME, KIND, OP) for
-// the collectives.
+// Every wrapped routine: X_P2P(NAME, SHAPE) for the point-to-point ones with a count,
+// X_COLL(NAME, KIND, OP) for the collectives, X_PLAIN(NAME, CLASS) for the others.
 #define PNMPI_TRACE_ROUTINES(X)                                                                    \
   PNMPI_TRACE_BASE(X##_PLAIN)                                                                      \
+  PNMPI_TRACE_P2P_ALL(X##_P2P)                                                                     \
   PNMPI_TRACE_COLL_KINDS(X##_COLL)
 
 enum Routine : std::uint16_t {
 #define PNMPI_TRACE_ENUM_PLAIN(name, cls) r_##name,
+#define PNMPI_TRACE_ENUM_P2P(name, shape) r_##name,
 #define PNMPI_TRACE_ENUM_COLL(name, kind, op) r_##name,
   PNMPI_TRACE_ROUTINES(PNMPI_TRACE_ENUM)
 #undef PNMPI_TRACE_ENUM_PLAIN
+#undef PNMPI_TRACE_ENUM_P2P
 #undef PNMPI_TRACE_ENUM_COLL
       kRoutineCount
 };

@@ -94,14 +94,29 @@ void completed_some(const Before &b, int outcount, const int *indices, const MPI
 #define SEND_PARAMS(CT)                                                                            \
   const void *buf, CT count, MPI_Datatype type, int dest, int tag, MPI_Comm comm
 #define SEND_ARGS buf, count, type, dest, tag, comm
+#define RECV_PARAMS(CT) void *buf, CT count, MPI_Datatype type, int source, int tag, MPI_Comm comm
+#define RECV_ARGS buf, count, type, source, tag, comm
+
+// The untraced path, or the call timed: t0, rc, t1.
+#define TIMED(NAME, ...)                                                                           \
+  if (!traced(r_##NAME))                                                                           \
+    return PMPI_##NAME(__VA_ARGS__);                                                               \
+  const std::uint64_t t0 = now();                                                                  \
+  const int rc = PMPI_##NAME(__VA_ARGS__);                                                         \
+  const std::uint64_t t1 = now();
+// The same for a call with a status, which is read: one of our own if the caller ignores it.
+#define TIMED_STATUS(NAME, ...)                                                                    \
+  if (!traced(r_##NAME))                                                                           \
+    return PMPI_##NAME(__VA_ARGS__, status);                                                       \
+  MPI_Status own;                                                                                  \
+  MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;                                    \
+  const std::uint64_t t0 = now();                                                                  \
+  const int rc = PMPI_##NAME(__VA_ARGS__, st);                                                     \
+  const std::uint64_t t1 = now();
 
 #define DEFINE_SEND(NAME, CT)                                                                      \
   PNMPI_EXPORT int MPI_##NAME(SEND_PARAMS(CT)) {                                                   \
-    if (!traced(r_##NAME))                                                                         \
-      return PMPI_##NAME(SEND_ARGS);                                                               \
-    const std::uint64_t t0 = now();                                                                \
-    const int rc = PMPI_##NAME(SEND_ARGS);                                                         \
-    const std::uint64_t t1 = now();                                                                \
+    TIMED(NAME, SEND_ARGS)                                                                         \
     message(kSend, r_##NAME, t0, comm, dest, tag, bytes_of(count, type), 0);                       \
     call_record(r_##NAME, t0, t1);                                                                 \
     return rc;                                                                                     \
@@ -109,11 +124,7 @@ void completed_some(const Before &b, int outcount, const int *indices, const MPI
 
 #define DEFINE_ISEND(NAME, CT)                                                                     \
   PNMPI_EXPORT int MPI_##NAME(SEND_PARAMS(CT), MPI_Request *request) {                             \
-    if (!traced(r_##NAME))                                                                         \
-      return PMPI_##NAME(SEND_ARGS, request);                                                      \
-    const std::uint64_t t0 = now();                                                                \
-    const int rc = PMPI_##NAME(SEND_ARGS, request);                                                \
-    const std::uint64_t t1 = now();                                                                \
+    TIMED(NAME, SEND_ARGS, request)                                                                \
     if (rc == MPI_SUCCESS && dest != MPI_PROC_NULL) {                                              \
       Pending p;                                                                                   \
       p.kind = kIsend;                                                                             \
@@ -128,11 +139,7 @@ void completed_some(const Before &b, int outcount, const int *indices, const MPI
 
 #define DEFINE_SEND_INIT(NAME, CT)                                                                 \
   PNMPI_EXPORT int MPI_##NAME(SEND_PARAMS(CT), MPI_Request *request) {                             \
-    if (!traced(r_##NAME))                                                                         \
-      return PMPI_##NAME(SEND_ARGS, request);                                                      \
-    const std::uint64_t t0 = now();                                                                \
-    const int rc = PMPI_##NAME(SEND_ARGS, request);                                                \
-    const std::uint64_t t1 = now();                                                                \
+    TIMED(NAME, SEND_ARGS, request)                                                                \
     if (rc == MPI_SUCCESS && dest != MPI_PROC_NULL) {                                              \
       Persistent p;                                                                                \
       p.kind = kIsend;                                                                             \
@@ -148,13 +155,8 @@ void completed_some(const Before &b, int outcount, const int *indices, const MPI
   }
 
 #define DEFINE_RECV_INIT(NAME, CT)                                                                 \
-  PNMPI_EXPORT int MPI_##NAME(void *buf, CT count, MPI_Datatype type, int source, int tag,         \
-                              MPI_Comm comm, MPI_Request *request) {                               \
-    if (!traced(r_##NAME))                                                                         \
-      return PMPI_##NAME(buf, count, type, source, tag, comm, request);                            \
-    const std::uint64_t t0 = now();                                                                \
-    const int rc = PMPI_##NAME(buf, count, type, source, tag, comm, request);                      \
-    const std::uint64_t t1 = now();                                                                \
+  PNMPI_EXPORT int MPI_##NAME(RECV_PARAMS(CT), MPI_Request *request) {                             \
+    TIMED(NAME, RECV_ARGS, request)                                                                \
     if (rc == MPI_SUCCESS && source != MPI_PROC_NULL) {                                            \
       Persistent p;                                                                                \
       p.kind = kIrecvRequest;                                                                      \
@@ -167,15 +169,8 @@ void completed_some(const Before &b, int outcount, const int *indices, const MPI
   }
 
 #define DEFINE_RECV(NAME, CT)                                                                      \
-  PNMPI_EXPORT int MPI_##NAME(void *buf, CT count, MPI_Datatype type, int source, int tag,         \
-                              MPI_Comm comm, MPI_Status *status) {                                 \
-    if (!traced(r_##NAME))                                                                         \
-      return PMPI_##NAME(buf, count, type, source, tag, comm, status);                             \
-    MPI_Status own;                                                                                \
-    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;                                  \
-    const std::uint64_t t0 = now();                                                                \
-    const int rc = PMPI_##NAME(buf, count, type, source, tag, comm, st);                           \
-    const std::uint64_t t1 = now();                                                                \
+  PNMPI_EXPORT int MPI_##NAME(RECV_PARAMS(CT), MPI_Status *status) {                               \
+    TIMED_STATUS(NAME, RECV_ARGS)                                                                  \
     if (rc == MPI_SUCCESS)                                                                         \
       received(r_##NAME, t1, comm, st);                                                            \
     call_record(r_##NAME, t0, t1);                                                                 \
@@ -183,13 +178,8 @@ void completed_some(const Before &b, int outcount, const int *indices, const MPI
   }
 
 #define DEFINE_IRECV(NAME, CT)                                                                     \
-  PNMPI_EXPORT int MPI_##NAME(void *buf, CT count, MPI_Datatype type, int source, int tag,         \
-                              MPI_Comm comm, MPI_Request *request) {                               \
-    if (!traced(r_##NAME))                                                                         \
-      return PMPI_##NAME(buf, count, type, source, tag, comm, request);                            \
-    const std::uint64_t t0 = now();                                                                \
-    const int rc = PMPI_##NAME(buf, count, type, source, tag, comm, request);                      \
-    const std::uint64_t t1 = now();                                                                \
+  PNMPI_EXPORT int MPI_##NAME(RECV_PARAMS(CT), MPI_Request *request) {                             \
+    TIMED(NAME, RECV_ARGS, request)                                                                \
     if (rc == MPI_SUCCESS && source != MPI_PROC_NULL) {                                            \
       Pending p;                                                                                   \
       p.kind = kIrecvRequest;                                                                      \
@@ -205,15 +195,8 @@ void completed_some(const Before &b, int outcount, const int *indices, const MPI
   PNMPI_EXPORT int MPI_##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, int dest,  \
                               int sendtag, void *recvbuf, CT recvcount, MPI_Datatype recvtype,     \
                               int source, int recvtag, MPI_Comm comm, MPI_Status *status) {        \
-    if (!traced(r_##NAME))                                                                         \
-      return PMPI_##NAME(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,          \
-                         recvtype, source, recvtag, comm, status);                                 \
-    MPI_Status own;                                                                                \
-    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;                                  \
-    const std::uint64_t t0 = now();                                                                \
-    const int rc = PMPI_##NAME(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,    \
-                               recvtype, source, recvtag, comm, st);                               \
-    const std::uint64_t t1 = now();                                                                \
+    TIMED_STATUS(NAME, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,  \
+                 source, recvtag, comm)                                                            \
     message(kSend, r_##NAME, t0, comm, dest, sendtag, bytes_of(sendcount, sendtype), 0);           \
     if (rc == MPI_SUCCESS)                                                                         \
       received(r_##NAME, t1, comm, st);                                                            \
@@ -224,13 +207,7 @@ void completed_some(const Before &b, int outcount, const int *indices, const MPI
 #define DEFINE_SENDRECV_REPLACE(NAME, CT)                                                          \
   PNMPI_EXPORT int MPI_##NAME(void *buf, CT count, MPI_Datatype type, int dest, int sendtag,       \
                               int source, int recvtag, MPI_Comm comm, MPI_Status *status) {        \
-    if (!traced(r_##NAME))                                                                         \
-      return PMPI_##NAME(buf, count, type, dest, sendtag, source, recvtag, comm, status);          \
-    MPI_Status own;                                                                                \
-    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;                                  \
-    const std::uint64_t t0 = now();                                                                \
-    const int rc = PMPI_##NAME(buf, count, type, dest, sendtag, source, recvtag, comm, st);        \
-    const std::uint64_t t1 = now();                                                                \
+    TIMED_STATUS(NAME, buf, count, type, dest, sendtag, source, recvtag, comm)                     \
     message(kSend, r_##NAME, t0, comm, dest, sendtag, bytes_of(count, type), 0);                   \
     if (rc == MPI_SUCCESS)                                                                         \
       received(r_##NAME, t1, comm, st);                                                            \
@@ -281,33 +258,16 @@ void completed_some(const Before &b, int outcount, const int *indices, const MPI
     return rc;                                                                                     \
   }
 
-// Every point-to-point routine with a count, as MPI_NAME##S with count type CT.
-#define DEFINE_COUNTED(S, CT)                                                                      \
-  DEFINE_SEND(Send##S, CT)                                                                         \
-  DEFINE_SEND(Bsend##S, CT)                                                                        \
-  DEFINE_SEND(Ssend##S, CT)                                                                        \
-  DEFINE_SEND(Rsend##S, CT)                                                                        \
-  DEFINE_ISEND(Isend##S, CT)                                                                       \
-  DEFINE_ISEND(Ibsend##S, CT)                                                                      \
-  DEFINE_ISEND(Issend##S, CT)                                                                      \
-  DEFINE_ISEND(Irsend##S, CT)                                                                      \
-  DEFINE_SEND_INIT(Send_init##S, CT)                                                               \
-  DEFINE_SEND_INIT(Bsend_init##S, CT)                                                              \
-  DEFINE_SEND_INIT(Ssend_init##S, CT)                                                              \
-  DEFINE_SEND_INIT(Rsend_init##S, CT)                                                              \
-  DEFINE_RECV_INIT(Recv_init##S, CT)                                                               \
-  DEFINE_RECV(Recv##S, CT)                                                                         \
-  DEFINE_IRECV(Irecv##S, CT)                                                                       \
-  DEFINE_SENDRECV(Sendrecv##S, CT)                                                                 \
-  DEFINE_SENDRECV_REPLACE(Sendrecv_replace##S, CT)                                                 \
-  DEFINE_MRECV(Mrecv##S, CT)                                                                       \
-  DEFINE_IMRECV(Imrecv##S, CT)
+// Every point-to-point routine with a count (routines.h), with count type int and, as the
+// large-count MPI_NAME_c of MPI 4, MPI_Count.
+#define DEFINE_INT(NAME, SHAPE) DEFINE_##SHAPE(NAME, int)
+#define DEFINE_LARGE(NAME, SHAPE) DEFINE_##SHAPE(NAME, MPI_Count)
 
 extern "C" {
 
-DEFINE_COUNTED(, int)
+PNMPI_TRACE_P2P_COUNTED(DEFINE_INT, )
 #if MPI_VERSION >= 4
-DEFINE_COUNTED(_c, MPI_Count)
+PNMPI_TRACE_P2P_COUNTED(DEFINE_LARGE, _c)
 #endif
 
 // A start issues the operation its request was made for: recorded as an Isend or an Irecv
