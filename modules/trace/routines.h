@@ -74,6 +74,10 @@ enum RoutineClass : unsigned {
   X(File_iwrite##S, kClassIo)                                                                      \
   X(File_iread_at##S, kClassIo)                                                                    \
   X(File_iwrite_at##S, kClassIo)                                                                   \
+  X(File_iread_all##S, kClassIo)                                                                   \
+  X(File_iwrite_all##S, kClassIo)                                                                  \
+  X(File_iread_at_all##S, kClassIo)                                                                \
+  X(File_iwrite_at_all##S, kClassIo)                                                               \
   X(File_read_shared##S, kClassIo)                                                                 \
   X(File_write_shared##S, kClassIo)                                                                \
   X(File_iread_shared##S, kClassIo)                                                                \

@@ -81,15 +81,15 @@ int blocking(Routine r, MPI_File fh, IoMode mode, std::uint8_t flags, CT count, 
 }
 
 template <class CT, class Call>
-int nonblocking(Routine r, MPI_File fh, IoMode mode, CT count, MPI_Datatype type, Position where,
-                MPI_Request *request, Call call) noexcept {
+int nonblocking(Routine r, MPI_File fh, IoMode mode, std::uint8_t flags, CT count,
+                MPI_Datatype type, Position where, MPI_Request *request, Call call) noexcept {
   const std::uint64_t offset = byte_offset(fh, where);
   const std::uint64_t t0 = now();
   const int rc = call();
   const std::uint64_t t1 = now();
   if (rc == MPI_SUCCESS) {
     const std::uint64_t id =
-        begin(r, t0, fh, mode, kFlagNonblockingIo, bytes_of(count, type), offset, request);
+        begin(r, t0, fh, mode, flags | kFlagNonblockingIo, bytes_of(count, type), offset, request);
     Record *o = op_record(kIoIssued, r, t1);
     o->object = key_of(fh);
     o->x = id;
@@ -184,11 +184,11 @@ int split_end(Routine r, MPI_File fh, MPI_Status *status, Call call) noexcept {
     return blocking(r_##NAME, fh, MODE, FLAGS, count, type, WHERE, status,                         \
                     [&](MPI_Status *st) { return PMPI_##NAME(ARGS, st); });                        \
   }
-#define DEFINE_NONBLOCKING(NAME, CT, PARAMS, ARGS, MODE, WHERE)                                    \
+#define DEFINE_NONBLOCKING(NAME, CT, PARAMS, ARGS, MODE, FLAGS, WHERE)                             \
   PNMPI_EXPORT int MPI_##NAME(PARAMS(CT), MPI_Request *request) {                                  \
     if (!traced(r_##NAME))                                                                         \
       return PMPI_##NAME(ARGS, request);                                                           \
-    return nonblocking(r_##NAME, fh, MODE, count, type, WHERE, request,                            \
+    return nonblocking(r_##NAME, fh, MODE, FLAGS, count, type, WHERE, request,                     \
                        [&]() { return PMPI_##NAME(ARGS, request); });                              \
   }
 #define DEFINE_BEGIN(NAME, CT, PARAMS, ARGS, MODE, WHERE)                                          \
@@ -219,14 +219,22 @@ int split_end(Routine r, MPI_File fh, MPI_Status *status, Call call) noexcept {
   DEFINE_BLOCKING(File_write_at##S, CT, AT_WRITE_PARAMS, AT_ARGS, kIoWrite, 0, EXPLICIT)           \
   DEFINE_BLOCKING(File_write_at_all##S, CT, AT_WRITE_PARAMS, AT_ARGS, kIoWrite, kFlagCollectiveIo, \
                   EXPLICIT)                                                                        \
-  DEFINE_NONBLOCKING(File_iread##S, CT, READ_PARAMS, ARGS, kIoRead, INDIVIDUAL)                    \
-  DEFINE_NONBLOCKING(File_iwrite##S, CT, WRITE_PARAMS, ARGS, kIoWrite, INDIVIDUAL)                 \
-  DEFINE_NONBLOCKING(File_iread_at##S, CT, AT_READ_PARAMS, AT_ARGS, kIoRead, EXPLICIT)             \
-  DEFINE_NONBLOCKING(File_iwrite_at##S, CT, AT_WRITE_PARAMS, AT_ARGS, kIoWrite, EXPLICIT)          \
+  DEFINE_NONBLOCKING(File_iread##S, CT, READ_PARAMS, ARGS, kIoRead, 0, INDIVIDUAL)                 \
+  DEFINE_NONBLOCKING(File_iwrite##S, CT, WRITE_PARAMS, ARGS, kIoWrite, 0, INDIVIDUAL)              \
+  DEFINE_NONBLOCKING(File_iread_at##S, CT, AT_READ_PARAMS, AT_ARGS, kIoRead, 0, EXPLICIT)          \
+  DEFINE_NONBLOCKING(File_iwrite_at##S, CT, AT_WRITE_PARAMS, AT_ARGS, kIoWrite, 0, EXPLICIT)       \
+  DEFINE_NONBLOCKING(File_iread_all##S, CT, READ_PARAMS, ARGS, kIoRead, kFlagCollectiveIo,         \
+                     INDIVIDUAL)                                                                   \
+  DEFINE_NONBLOCKING(File_iwrite_all##S, CT, WRITE_PARAMS, ARGS, kIoWrite, kFlagCollectiveIo,      \
+                     INDIVIDUAL)                                                                   \
+  DEFINE_NONBLOCKING(File_iread_at_all##S, CT, AT_READ_PARAMS, AT_ARGS, kIoRead,                   \
+                     kFlagCollectiveIo, EXPLICIT)                                                  \
+  DEFINE_NONBLOCKING(File_iwrite_at_all##S, CT, AT_WRITE_PARAMS, AT_ARGS, kIoWrite,                \
+                     kFlagCollectiveIo, EXPLICIT)                                                  \
   DEFINE_BLOCKING(File_read_shared##S, CT, READ_PARAMS, ARGS, kIoRead, 0, SHARED)                  \
   DEFINE_BLOCKING(File_write_shared##S, CT, WRITE_PARAMS, ARGS, kIoWrite, 0, SHARED)               \
-  DEFINE_NONBLOCKING(File_iread_shared##S, CT, READ_PARAMS, ARGS, kIoRead, SHARED)                 \
-  DEFINE_NONBLOCKING(File_iwrite_shared##S, CT, WRITE_PARAMS, ARGS, kIoWrite, SHARED)              \
+  DEFINE_NONBLOCKING(File_iread_shared##S, CT, READ_PARAMS, ARGS, kIoRead, 0, SHARED)              \
+  DEFINE_NONBLOCKING(File_iwrite_shared##S, CT, WRITE_PARAMS, ARGS, kIoWrite, 0, SHARED)           \
   DEFINE_BLOCKING(File_read_ordered##S, CT, READ_PARAMS, ARGS, kIoRead, kFlagCollectiveIo,         \
                   ORDERED)                                                                         \
   DEFINE_BLOCKING(File_write_ordered##S, CT, WRITE_PARAMS, ARGS, kIoWrite, kFlagCollectiveIo,      \

@@ -280,6 +280,10 @@ def expected_wrap(rank, n, mpi4):
                   "read_ordered"):
         e += call(f"MPI_File_{split}_begin", ("IoOperationBegin",), ("IoOperationIssued",))
         e += call(f"MPI_File_{split}_end", ("IoOperationComplete",))
+    e += call("MPI_File_seek")
+    for name in ("iwrite_all", "iread_all", "iwrite_at_all", "iread_at_all"):
+        e += call(f"MPI_File_{name}", ("IoOperationBegin",), ("IoOperationIssued",))
+        e += call("MPI_Wait", ("IoOperationComplete",))
     if mpi4:
         e += call("MPI_File_write_at_c", ("IoOperationBegin",), ("IoOperationComplete",))
         e += call("MPI_File_seek")
@@ -310,7 +314,11 @@ def expected_wrap_io(rank, n, mpi4):
            ("MPI_File_read_at_all_begin", "read", 32, 32, 300 + 32 * ((rank + 1) % n), True,
             True),
            ("MPI_File_write_ordered_begin", "write", 8, 8, None, True, True),
-           ("MPI_File_read_ordered_begin", "read", 8, 8, None, True, True)]
+           ("MPI_File_read_ordered_begin", "read", 8, 8, None, True, True),
+           ("MPI_File_iwrite_all", "write", 32, 32, 32 * rank, True, True),
+           ("MPI_File_iread_all", "read", 16, 16, 32 * rank + 32, True, True),
+           ("MPI_File_iwrite_at_all", "write", 24, 24, 500 + 24 * rank, True, True),
+           ("MPI_File_iread_at_all", "read", 24, 24, 500 + 24 * ((rank + 1) % n), True, True)]
     if mpi4:
         ops += [("MPI_File_write_at_c", "write", 16, 16, 2000 + 16 * rank, False, False),
                 ("MPI_File_read_c", "read", 16, 16, 2000 + 16 * rank, False, False)]
@@ -541,8 +549,8 @@ class TraceTest(unittest.TestCase):
     def test_wrap(self):
         """Every routine wrapped beyond known_app and io_app on 3 ranks (the MPI 4 ones where
         the MPI has them): exactly the expected events per rank, with each collective's
-        operation, root and bytes (neighbourhoods per the Cartesian topology), and each I/O
-        operation's bytes and offset."""
+        operation, root and bytes (neighbourhoods per their Cartesian, graph or distributed
+        graph topology), and each I/O operation's bytes and offset."""
         work = scratch("wrap")
         out = os.path.join(work, "trace")
         data = os.path.join(work, "data.bin")

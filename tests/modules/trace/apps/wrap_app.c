@@ -19,9 +19,10 @@
  *   iread_shared 20, write_ordered 10(r+1), read_ordered 5, seek 64r,
  *   write_all_begin/end 64, read_all_begin/end 64, write_at_all_begin/end 32 at 300+32r,
  *   read_at_all_begin/end 32 at 300+32((r+1)%n), write_ordered_begin/end 8,
- *   read_ordered_begin/end 8; MPI 4 only: write_at_c 16 at 2000+16r, read_c 16 at 2000+16r
- * Prints "wrap ok" on rank 0, or "skipped: ..." for what this MPI lacks.
- * Usage: wrap_app FILE */
+ *   read_ordered_begin/end 8; seek 32r, iwrite_all 32, iread_all 16, iwrite_at_all 24 at
+ *   500+24r, iread_at_all 24 at 500+24((r+1)%n), each with Wait; MPI 4 only: write_at_c 16 at
+ * 2000+16r, read_c 16 at 2000+16r Prints "wrap ok" on rank 0, or "skipped: ..." for what this MPI
+ * lacks. Usage: wrap_app FILE */
 
 #include <mpi.h>
 #include <stdio.h>
@@ -204,6 +205,15 @@ int main(int argc, char **argv) {
   MPI_File_write_ordered_end(fh, buf, MPI_STATUS_IGNORE);
   MPI_File_read_ordered_begin(fh, buf, 8, MPI_BYTE);
   MPI_File_read_ordered_end(fh, buf, MPI_STATUS_IGNORE);
+  MPI_File_seek(fh, 32 * rank, MPI_SEEK_SET);
+  MPI_File_iwrite_all(fh, buf, 32, MPI_BYTE, &req);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  MPI_File_iread_all(fh, buf, 16, MPI_BYTE, &req);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  MPI_File_iwrite_at_all(fh, 500 + 24 * rank, buf, 24, MPI_BYTE, &req);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  MPI_File_iread_at_all(fh, 500 + 24 * ((rank + 1) % n), buf, 24, MPI_BYTE, &req);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
 #if MPI_VERSION >= 4
   MPI_File_write_at_c(fh, 2000 + 16 * rank, buf, 16, MPI_BYTE, MPI_STATUS_IGNORE);
   MPI_File_seek(fh, 2000 + 16 * rank, MPI_SEEK_SET);
