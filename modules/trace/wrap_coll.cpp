@@ -17,7 +17,6 @@
 #include "collectives.h"
 
 #include <unordered_map>
-#include <vector>
 
 using namespace pnmpi::trace;
 
@@ -101,73 +100,88 @@ std::atomic<std::size_t> g_persistent_count{0};
 
 // ---- what each collective moves ------------------------------------------------------------
 
-template <class CT> std::uint64_t sum(const CT *counts, int n, MPI_Datatype type) noexcept {
-  std::uint64_t total = 0;
-  for (int i = 0; i < n; ++i)
-    total += bytes_of(counts[i], type);
-  return total;
+MPI_Datatype type_at(MPI_Datatype type, int) noexcept {
+  return type;
+}
+MPI_Datatype type_at(const MPI_Datatype *types, int i) noexcept {
+  return types[i];
 }
 
-template <class CT> std::uint64_t sum(const CT *counts, int n, const MPI_Datatype *types) noexcept {
+/// Bytes of counts[i] elements of type_at(types, i) for i < n (one type, or one per block).
+template <class CT, class Type> std::uint64_t sum(const CT *counts, int n, Type types) noexcept {
   std::uint64_t total = 0;
   for (int i = 0; i < n; ++i)
-    total += bytes_of(counts[i], types[i]);
+    total += bytes_of(counts[i], type_at(types, i));
   return total;
 }
 
 /// This rank's neighbours in the topology of a communicator, in the order of the blocks of
-/// a neighbourhood collective, each 1 if it is a process: a non-periodic Cartesian
-/// boundary's neighbour is MPI_PROC_NULL, and its block is not transferred.
-struct Neighbours {
-  std::vector<char> in, out;
-  explicit Neighbours(MPI_Comm comm) {
-    int topo = MPI_UNDEFINED;
-    PMPI_Topo_test(comm, &topo);
-    if (topo == MPI_CART) {
+/// a neighbourhood collective. A non-periodic Cartesian boundary's neighbour is
+/// MPI_PROC_NULL: its block is not transferred. Nothing is allocated: a Cartesian
+/// neighbour is asked of MPI_Cart_shift when its block is counted.
+class Neighbours {
+public:
+  explicit Neighbours(MPI_Comm comm) noexcept : m_comm(comm) {
+    PMPI_Topo_test(comm, &m_topo);
+    if (m_topo == MPI_CART) {
       int dims = 0;
       PMPI_Cartdim_get(comm, &dims);
-      for (int d = 0; d < dims; ++d) {
-        int source = MPI_PROC_NULL, dest = MPI_PROC_NULL;
-        PMPI_Cart_shift(comm, d, 1, &source, &dest);
-        in.push_back(source != MPI_PROC_NULL);
-        in.push_back(dest != MPI_PROC_NULL);
-      }
-      out = in;
-    } else if (topo == MPI_GRAPH) {
-      int rank = 0, n = 0;
+      m_in = m_out = 2 * dims;
+    } else if (m_topo == MPI_GRAPH) {
+      int rank = 0;
       PMPI_Comm_rank(comm, &rank);
-      PMPI_Graph_neighbors_count(comm, rank, &n);
-      in.assign(static_cast<std::size_t>(n), 1);
-      out = in;
-    } else if (topo == MPI_DIST_GRAPH) {
-      int indegree = 0, outdegree = 0, weighted = 0;
-      PMPI_Dist_graph_neighbors_count(comm, &indegree, &outdegree, &weighted);
-      in.assign(static_cast<std::size_t>(indegree), 1);
-      out.assign(static_cast<std::size_t>(outdegree), 1);
+      PMPI_Graph_neighbors_count(comm, rank, &m_in);
+      m_out = m_in;
+    } else if (m_topo == MPI_DIST_GRAPH) {
+      int weighted = 0;
+      PMPI_Dist_graph_neighbors_count(comm, &m_in, &m_out, &weighted);
     }
   }
-  static int size(const std::vector<char> &who) noexcept { return static_cast<int>(who.size()); }
-  /// Bytes of `count` elements to or from every neighbour in `who`.
-  template <class CT>
-  static std::uint64_t each(const std::vector<char> &who, CT count, MPI_Datatype type) noexcept {
-    std::uint64_t n = 0;
-    for (char real : who)
-      n += real ? 1 : 0;
-    return bytes_of(count, type) * n;
+  /// Bytes of `count` elements to every out-neighbour, or from every in-neighbour.
+  template <class CT> std::uint64_t each_out(CT count, MPI_Datatype type) const noexcept {
+    return bytes_of(count, type) * real(m_out);
   }
-  /// Bytes of block i to or from neighbour i.
+  template <class CT> std::uint64_t each_in(CT count, MPI_Datatype type) const noexcept {
+    return bytes_of(count, type) * real(m_in);
+  }
+  /// Bytes of block i to out-neighbour i, or from in-neighbour i.
   template <class CT, class Type>
-  static std::uint64_t blocks(const std::vector<char> &who, const CT *counts, Type types) noexcept {
+  std::uint64_t blocks_out(const CT *counts, Type types) const noexcept {
+    return blocks(m_out, counts, types);
+  }
+  template <class CT, class Type>
+  std::uint64_t blocks_in(const CT *counts, Type types) const noexcept {
+    return blocks(m_in, counts, types);
+  }
+
+private:
+  /// Whether block i's neighbour is a process. A Cartesian communicator's in- and
+  /// out-neighbours are the same: per dimension, the lower one, then the upper one.
+  bool is_process(int i) const noexcept {
+    if (m_topo != MPI_CART)
+      return true;
+    int lower = MPI_PROC_NULL, upper = MPI_PROC_NULL;
+    PMPI_Cart_shift(m_comm, i / 2, 1, &lower, &upper);
+    return (i % 2 == 0 ? lower : upper) != MPI_PROC_NULL;
+  }
+  std::uint64_t real(int n) const noexcept {
+    std::uint64_t k = 0;
+    for (int i = 0; i < n; ++i)
+      k += is_process(i) ? 1 : 0;
+    return k;
+  }
+  template <class CT, class Type>
+  std::uint64_t blocks(int n, const CT *counts, Type types) const noexcept {
     std::uint64_t total = 0;
-    for (std::size_t i = 0; i < who.size(); ++i)
-      if (who[i])
+    for (int i = 0; i < n; ++i)
+      if (is_process(i))
         total += bytes_of(counts[i], type_at(types, i));
     return total;
   }
-  static MPI_Datatype type_at(MPI_Datatype type, std::size_t) noexcept { return type; }
-  static MPI_Datatype type_at(const MPI_Datatype *types, std::size_t i) noexcept {
-    return types[i];
-  }
+
+  MPI_Comm m_comm;
+  int m_topo = MPI_UNDEFINED;
+  int m_in = 0, m_out = 0;
 };
 
 template <class CT> Amount bcast(MPI_Comm comm, CT count, MPI_Datatype type, int root) noexcept {
@@ -262,22 +276,21 @@ template <class CT>
 Amount neighbor_allgather(MPI_Comm comm, CT scount, MPI_Datatype stype, CT rcount,
                           MPI_Datatype rtype) noexcept {
   const Neighbours nb(comm);
-  return {-1, Neighbours::each(nb.out, scount, stype), Neighbours::each(nb.in, rcount, rtype)};
+  return {-1, nb.each_out(scount, stype), nb.each_in(rcount, rtype)};
 }
 
 template <class CT>
 Amount neighbor_allgatherv(MPI_Comm comm, CT scount, MPI_Datatype stype, const CT *rcounts,
                            MPI_Datatype rtype) noexcept {
   const Neighbours nb(comm);
-  return {-1, Neighbours::each(nb.out, scount, stype), Neighbours::blocks(nb.in, rcounts, rtype)};
+  return {-1, nb.each_out(scount, stype), nb.blocks_in(rcounts, rtype)};
 }
 
 template <class CT, class Type>
 Amount neighbor_alltoallv(MPI_Comm comm, const CT *scounts, Type stypes, const CT *rcounts,
                           Type rtypes) noexcept {
   const Neighbours nb(comm);
-  return {-1, Neighbours::blocks(nb.out, scounts, stypes),
-          Neighbours::blocks(nb.in, rcounts, rtypes)};
+  return {-1, nb.blocks_out(scounts, stypes), nb.blocks_in(rcounts, rtypes)};
 }
 
 } // namespace
