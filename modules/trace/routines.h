@@ -8,12 +8,7 @@
 
 #include <cstdint>
 
-#ifndef OMPI_SKIP_MPICXX
-#define OMPI_SKIP_MPICXX 1
-#endif
-#ifndef MPICH_SKIP_MPICXX
-#define MPICH_SKIP_MPICXX 1
-#endif
+// (The module is built with OMPI_SKIP_MPICXX and MPICH_SKIP_MPICXX: no C++ bindings.)
 // MPI_VERSION: what the MPI of this build has decides which routines exist here. MPI 4
 // (MPICH 4.0) adds the persistent collectives and the large-count `_c` forms; Open MPI 4.1
 // (MPI 3.1) has neither (its MPIX_ persistent collectives are in mpi-ext.h, not mpi.h), and
@@ -58,38 +53,40 @@ enum RoutineClass : unsigned {
   X(Mrecv##S, MRECV)                                                                               \
   X(Imrecv##S, IMRECV)
 
-// MPI-IO with a count: the individual file pointer, explicit offsets, the shared and ordered
-// file pointers and split collective I/O (its begin issues the operation, its end completes
-// it; an end has no count, hence no `_c`).
+// MPI-IO with a count: X(NAME, KIND, SIDE, FLAGS, WHERE), the wrapper's kind (blocking,
+// nonblocking, or the begin of a split collective, which issues the operation its end
+// completes), its parameters (READ, WRITE, AT_READ, AT_WRITE), whether it is collective and
+// where it starts in the file (wrap_io.cpp). Split collective ends have no count, hence no
+// `_c`: they are plain X(NAME, CLASS).
 #define PNMPI_TRACE_IO_COUNTED(X, S)                                                               \
-  X(File_read##S, kClassIo)                                                                        \
-  X(File_read_all##S, kClassIo)                                                                    \
-  X(File_read_at##S, kClassIo)                                                                     \
-  X(File_read_at_all##S, kClassIo)                                                                 \
-  X(File_write##S, kClassIo)                                                                       \
-  X(File_write_all##S, kClassIo)                                                                   \
-  X(File_write_at##S, kClassIo)                                                                    \
-  X(File_write_at_all##S, kClassIo)                                                                \
-  X(File_iread##S, kClassIo)                                                                       \
-  X(File_iwrite##S, kClassIo)                                                                      \
-  X(File_iread_at##S, kClassIo)                                                                    \
-  X(File_iwrite_at##S, kClassIo)                                                                   \
-  X(File_iread_all##S, kClassIo)                                                                   \
-  X(File_iwrite_all##S, kClassIo)                                                                  \
-  X(File_iread_at_all##S, kClassIo)                                                                \
-  X(File_iwrite_at_all##S, kClassIo)                                                               \
-  X(File_read_shared##S, kClassIo)                                                                 \
-  X(File_write_shared##S, kClassIo)                                                                \
-  X(File_iread_shared##S, kClassIo)                                                                \
-  X(File_iwrite_shared##S, kClassIo)                                                               \
-  X(File_read_ordered##S, kClassIo)                                                                \
-  X(File_write_ordered##S, kClassIo)                                                               \
-  X(File_read_all_begin##S, kClassIo)                                                              \
-  X(File_write_all_begin##S, kClassIo)                                                             \
-  X(File_read_at_all_begin##S, kClassIo)                                                           \
-  X(File_write_at_all_begin##S, kClassIo)                                                          \
-  X(File_read_ordered_begin##S, kClassIo)                                                          \
-  X(File_write_ordered_begin##S, kClassIo)
+  X(File_read##S, BLOCKING, READ, INDEPENDENT, INDIVIDUAL)                                         \
+  X(File_read_all##S, BLOCKING, READ, COLLECTIVE, INDIVIDUAL)                                      \
+  X(File_read_at##S, BLOCKING, AT_READ, INDEPENDENT, EXPLICIT)                                     \
+  X(File_read_at_all##S, BLOCKING, AT_READ, COLLECTIVE, EXPLICIT)                                  \
+  X(File_write##S, BLOCKING, WRITE, INDEPENDENT, INDIVIDUAL)                                       \
+  X(File_write_all##S, BLOCKING, WRITE, COLLECTIVE, INDIVIDUAL)                                    \
+  X(File_write_at##S, BLOCKING, AT_WRITE, INDEPENDENT, EXPLICIT)                                   \
+  X(File_write_at_all##S, BLOCKING, AT_WRITE, COLLECTIVE, EXPLICIT)                                \
+  X(File_iread##S, NONBLOCKING, READ, INDEPENDENT, INDIVIDUAL)                                     \
+  X(File_iwrite##S, NONBLOCKING, WRITE, INDEPENDENT, INDIVIDUAL)                                   \
+  X(File_iread_at##S, NONBLOCKING, AT_READ, INDEPENDENT, EXPLICIT)                                 \
+  X(File_iwrite_at##S, NONBLOCKING, AT_WRITE, INDEPENDENT, EXPLICIT)                               \
+  X(File_iread_all##S, NONBLOCKING, READ, COLLECTIVE, INDIVIDUAL)                                  \
+  X(File_iwrite_all##S, NONBLOCKING, WRITE, COLLECTIVE, INDIVIDUAL)                                \
+  X(File_iread_at_all##S, NONBLOCKING, AT_READ, COLLECTIVE, EXPLICIT)                              \
+  X(File_iwrite_at_all##S, NONBLOCKING, AT_WRITE, COLLECTIVE, EXPLICIT)                            \
+  X(File_read_shared##S, BLOCKING, READ, INDEPENDENT, SHARED)                                      \
+  X(File_write_shared##S, BLOCKING, WRITE, INDEPENDENT, SHARED)                                    \
+  X(File_iread_shared##S, NONBLOCKING, READ, INDEPENDENT, SHARED)                                  \
+  X(File_iwrite_shared##S, NONBLOCKING, WRITE, INDEPENDENT, SHARED)                                \
+  X(File_read_ordered##S, BLOCKING, READ, COLLECTIVE, ORDERED)                                     \
+  X(File_write_ordered##S, BLOCKING, WRITE, COLLECTIVE, ORDERED)                                   \
+  X(File_read_all_begin##S, BEGIN, READ, COLLECTIVE, INDIVIDUAL)                                   \
+  X(File_write_all_begin##S, BEGIN, WRITE, COLLECTIVE, INDIVIDUAL)                                 \
+  X(File_read_at_all_begin##S, BEGIN, AT_READ, COLLECTIVE, EXPLICIT)                               \
+  X(File_write_at_all_begin##S, BEGIN, AT_WRITE, COLLECTIVE, EXPLICIT)                             \
+  X(File_read_ordered_begin##S, BEGIN, READ, COLLECTIVE, ORDERED)                                  \
+  X(File_write_ordered_begin##S, BEGIN, WRITE, COLLECTIVE, ORDERED)
 #define PNMPI_TRACE_IO_ENDS(X)                                                                     \
   X(File_read_all_end, kClassIo)                                                                   \
   X(File_write_all_end, kClassIo)                                                                  \
@@ -157,10 +154,10 @@ enum CollectiveKind : std::uint8_t {
   PNMPI_TRACE_COLLECTIVES(K, PNMPI_TRACE_COLL_FORMS)
 
 #if MPI_VERSION >= 4
-#define PNMPI_TRACE_MPI4(X) PNMPI_TRACE_IO_COUNTED(X, _c)
+#define PNMPI_TRACE_IO_ALL(X) PNMPI_TRACE_IO_COUNTED(X, ) PNMPI_TRACE_IO_COUNTED(X, _c)
 #define PNMPI_TRACE_P2P_ALL(X) PNMPI_TRACE_P2P_COUNTED(X, ) PNMPI_TRACE_P2P_COUNTED(X, _c)
 #else
-#define PNMPI_TRACE_MPI4(X)
+#define PNMPI_TRACE_IO_ALL(X) PNMPI_TRACE_IO_COUNTED(X, )
 #define PNMPI_TRACE_P2P_ALL(X) PNMPI_TRACE_P2P_COUNTED(X, )
 #endif
 
@@ -223,24 +220,26 @@ enum CollectiveKind : std::uint8_t {
   X(File_sync, kClassIo)                                                                           \
   X(File_seek, kClassIo)                                                                           \
   X(File_seek_shared, kClassIo)                                                                    \
-  PNMPI_TRACE_IO_COUNTED(X, )                                                                      \
-  PNMPI_TRACE_IO_ENDS(X)                                                                           \
-  PNMPI_TRACE_MPI4(X)
+  PNMPI_TRACE_IO_ENDS(X)
 
-// Every wrapped routine: X_P2P(NAME, SHAPE) for the point-to-point ones with a count,
+// Every wrapped routine: X_P2P(NAME, SHAPE) and X_IO(NAME, KIND, SIDE, FLAGS, WHERE) for the
+// point-to-point and I/O ones with a count,
 // X_COLL(NAME, KIND, OP) for the collectives, X_PLAIN(NAME, CLASS) for the others.
 #define PNMPI_TRACE_ROUTINES(X)                                                                    \
   PNMPI_TRACE_BASE(X##_PLAIN)                                                                      \
   PNMPI_TRACE_P2P_ALL(X##_P2P)                                                                     \
+  PNMPI_TRACE_IO_ALL(X##_IO)                                                                       \
   PNMPI_TRACE_COLL_KINDS(X##_COLL)
 
 enum Routine : std::uint16_t {
 #define PNMPI_TRACE_ENUM_PLAIN(name, cls) r_##name,
 #define PNMPI_TRACE_ENUM_P2P(name, shape) r_##name,
+#define PNMPI_TRACE_ENUM_IO(name, kind, side, flags, where) r_##name,
 #define PNMPI_TRACE_ENUM_COLL(name, kind, op) r_##name,
   PNMPI_TRACE_ROUTINES(PNMPI_TRACE_ENUM)
 #undef PNMPI_TRACE_ENUM_PLAIN
 #undef PNMPI_TRACE_ENUM_P2P
+#undef PNMPI_TRACE_ENUM_IO
 #undef PNMPI_TRACE_ENUM_COLL
       kRoutineCount
 };

@@ -25,6 +25,12 @@ struct Position {
   MPI_Offset at = 0;
 };
 
+// (A function, not a braced initialiser, for the macros below: its comma would split a
+// macro argument.)
+Position at(Position::How how, MPI_Offset offset = 0) noexcept {
+  return Position{how, offset};
+}
+
 /// The byte offset in the file of an operation's first byte, through the view; kNoOffset
 /// when it cannot be known.
 std::uint64_t byte_offset(MPI_File fh, Position where) noexcept {
@@ -80,9 +86,11 @@ int blocking(Routine r, MPI_File fh, IoMode mode, std::uint8_t flags, CT count, 
   return rc;
 }
 
-template <class CT, class Call>
-int nonblocking(Routine r, MPI_File fh, IoMode mode, std::uint8_t flags, CT count,
-                MPI_Datatype type, Position where, MPI_Request *request, Call call) noexcept {
+/// A nonblocking operation (MPI_File_i*, with its request) or the begin of a split collective
+/// one (no request): begun at enter, issued at leave; `issued(id)` is told its id.
+template <class CT, class Call, class Issued>
+int issue(Routine r, MPI_File fh, IoMode mode, std::uint8_t flags, CT count, MPI_Datatype type,
+          Position where, MPI_Request *request, Call call, Issued issued) noexcept {
   const std::uint64_t offset = byte_offset(fh, where);
   const std::uint64_t t0 = now();
   const int rc = call();
@@ -93,6 +101,7 @@ int nonblocking(Routine r, MPI_File fh, IoMode mode, std::uint8_t flags, CT coun
     Record *o = op_record(kIoIssued, r, t1);
     o->object = key_of(fh);
     o->x = id;
+    issued(id);
   }
   call_record(r, t0, t1);
   return rc;
@@ -104,28 +113,13 @@ int nonblocking(Routine r, MPI_File fh, IoMode mode, std::uint8_t flags, CT coun
 std::mutex g_split_lock;
 std::unordered_map<std::uint64_t, std::uint64_t> g_split; ///< file handle -> id
 
-template <class CT, class Call>
-int split_begin(Routine r, MPI_File fh, IoMode mode, CT count, MPI_Datatype type, Position where,
-                Call call) noexcept {
-  const std::uint64_t offset = byte_offset(fh, where);
-  const std::uint64_t t0 = now();
-  const int rc = call();
-  const std::uint64_t t1 = now();
-  if (rc == MPI_SUCCESS) {
-    const std::uint64_t id = begin(r, t0, fh, mode, kFlagCollectiveIo | kFlagNonblockingIo,
-                                   bytes_of(count, type), offset, nullptr);
-    Record *o = op_record(kIoIssued, r, t1);
-    o->object = key_of(fh);
-    o->x = id;
-    std::lock_guard<std::mutex> guard(g_split_lock);
-    try {
-      g_split[key_of(fh)] = id;
-    } catch (...) {
-      report("out of memory: the completion of a split collective I/O operation is not recorded");
-    }
+void split_begun(MPI_File fh, std::uint64_t id) noexcept {
+  std::lock_guard<std::mutex> guard(g_split_lock);
+  try {
+    g_split[key_of(fh)] = id;
+  } catch (...) {
+    report("out of memory: the completion of a split collective I/O operation is not recorded");
   }
-  call_record(r, t0, t1);
-  return rc;
 }
 
 template <class Call>
@@ -153,29 +147,26 @@ int split_end(Routine r, MPI_File fh, MPI_Status *status, Call call) noexcept {
 
 } // namespace
 
+// The columns of routines.h's I/O list: SIDE (parameters, arguments and mode), FLAGS, WHERE.
 #define READ_PARAMS(CT) MPI_File fh, void *buf, CT count, MPI_Datatype type
 #define WRITE_PARAMS(CT) MPI_File fh, const void *buf, CT count, MPI_Datatype type
 #define AT_READ_PARAMS(CT) MPI_File fh, MPI_Offset offset, void *buf, CT count, MPI_Datatype type
 #define AT_WRITE_PARAMS(CT)                                                                        \
   MPI_File fh, MPI_Offset offset, const void *buf, CT count, MPI_Datatype type
-#define ARGS fh, buf, count, type
-#define AT_ARGS fh, offset, buf, count, type
-#define INDIVIDUAL                                                                                 \
-  Position {                                                                                       \
-    Position::kIndividual                                                                          \
-  }
-#define EXPLICIT                                                                                   \
-  Position {                                                                                       \
-    Position::kExplicit, offset                                                                    \
-  }
-#define SHARED                                                                                     \
-  Position {                                                                                       \
-    Position::kShared                                                                              \
-  }
-#define ORDERED                                                                                    \
-  Position {                                                                                       \
-    Position::kUnknown                                                                             \
-  }
+#define READ_ARGS fh, buf, count, type
+#define WRITE_ARGS READ_ARGS
+#define AT_READ_ARGS fh, offset, buf, count, type
+#define AT_WRITE_ARGS AT_READ_ARGS
+#define READ_MODE kIoRead
+#define AT_READ_MODE kIoRead
+#define WRITE_MODE kIoWrite
+#define AT_WRITE_MODE kIoWrite
+#define INDEPENDENT 0
+#define COLLECTIVE kFlagCollectiveIo
+#define INDIVIDUAL at(Position::kIndividual)
+#define EXPLICIT at(Position::kExplicit, offset)
+#define SHARED at(Position::kShared)
+#define ORDERED at(Position::kUnknown)
 
 #define DEFINE_BLOCKING(NAME, CT, PARAMS, ARGS, MODE, FLAGS, WHERE)                                \
   PNMPI_EXPORT int MPI_##NAME(PARAMS(CT), MPI_Status *status) {                                    \
@@ -188,15 +179,17 @@ int split_end(Routine r, MPI_File fh, MPI_Status *status, Call call) noexcept {
   PNMPI_EXPORT int MPI_##NAME(PARAMS(CT), MPI_Request *request) {                                  \
     if (!traced(r_##NAME))                                                                         \
       return PMPI_##NAME(ARGS, request);                                                           \
-    return nonblocking(r_##NAME, fh, MODE, FLAGS, count, type, WHERE, request,                     \
-                       [&]() { return PMPI_##NAME(ARGS, request); });                              \
+    return issue(                                                                                  \
+        r_##NAME, fh, MODE, FLAGS, count, type, WHERE, request,                                    \
+        [&]() { return PMPI_##NAME(ARGS, request); }, [](std::uint64_t) {});                       \
   }
-#define DEFINE_BEGIN(NAME, CT, PARAMS, ARGS, MODE, WHERE)                                          \
+#define DEFINE_BEGIN(NAME, CT, PARAMS, ARGS, MODE, FLAGS, WHERE)                                   \
   PNMPI_EXPORT int MPI_##NAME(PARAMS(CT)) {                                                        \
     if (!traced(r_##NAME))                                                                         \
       return PMPI_##NAME(ARGS);                                                                    \
-    return split_begin(r_##NAME, fh, MODE, count, type, WHERE,                                     \
-                       [&]() { return PMPI_##NAME(ARGS); });                                       \
+    return issue(                                                                                  \
+        r_##NAME, fh, MODE, FLAGS, count, type, WHERE, nullptr,                                    \
+        [&]() { return PMPI_##NAME(ARGS); }, [fh](std::uint64_t id) { split_begun(fh, id); });     \
   }
 #define DEFINE_END(NAME, BUF)                                                                      \
   PNMPI_EXPORT int MPI_##NAME(MPI_File fh, BUF buf, MPI_Status *status) {                          \
@@ -206,51 +199,18 @@ int split_end(Routine r, MPI_File fh, MPI_Status *status, Call call) noexcept {
                      [&](MPI_Status *st) { return PMPI_##NAME(fh, buf, st); });                    \
   }
 
-// Every read and write with a count, as MPI_NAME##S with count type CT.
-#define DEFINE_COUNTED(S, CT)                                                                      \
-  DEFINE_BLOCKING(File_read##S, CT, READ_PARAMS, ARGS, kIoRead, 0, INDIVIDUAL)                     \
-  DEFINE_BLOCKING(File_read_all##S, CT, READ_PARAMS, ARGS, kIoRead, kFlagCollectiveIo, INDIVIDUAL) \
-  DEFINE_BLOCKING(File_read_at##S, CT, AT_READ_PARAMS, AT_ARGS, kIoRead, 0, EXPLICIT)              \
-  DEFINE_BLOCKING(File_read_at_all##S, CT, AT_READ_PARAMS, AT_ARGS, kIoRead, kFlagCollectiveIo,    \
-                  EXPLICIT)                                                                        \
-  DEFINE_BLOCKING(File_write##S, CT, WRITE_PARAMS, ARGS, kIoWrite, 0, INDIVIDUAL)                  \
-  DEFINE_BLOCKING(File_write_all##S, CT, WRITE_PARAMS, ARGS, kIoWrite, kFlagCollectiveIo,          \
-                  INDIVIDUAL)                                                                      \
-  DEFINE_BLOCKING(File_write_at##S, CT, AT_WRITE_PARAMS, AT_ARGS, kIoWrite, 0, EXPLICIT)           \
-  DEFINE_BLOCKING(File_write_at_all##S, CT, AT_WRITE_PARAMS, AT_ARGS, kIoWrite, kFlagCollectiveIo, \
-                  EXPLICIT)                                                                        \
-  DEFINE_NONBLOCKING(File_iread##S, CT, READ_PARAMS, ARGS, kIoRead, 0, INDIVIDUAL)                 \
-  DEFINE_NONBLOCKING(File_iwrite##S, CT, WRITE_PARAMS, ARGS, kIoWrite, 0, INDIVIDUAL)              \
-  DEFINE_NONBLOCKING(File_iread_at##S, CT, AT_READ_PARAMS, AT_ARGS, kIoRead, 0, EXPLICIT)          \
-  DEFINE_NONBLOCKING(File_iwrite_at##S, CT, AT_WRITE_PARAMS, AT_ARGS, kIoWrite, 0, EXPLICIT)       \
-  DEFINE_NONBLOCKING(File_iread_all##S, CT, READ_PARAMS, ARGS, kIoRead, kFlagCollectiveIo,         \
-                     INDIVIDUAL)                                                                   \
-  DEFINE_NONBLOCKING(File_iwrite_all##S, CT, WRITE_PARAMS, ARGS, kIoWrite, kFlagCollectiveIo,      \
-                     INDIVIDUAL)                                                                   \
-  DEFINE_NONBLOCKING(File_iread_at_all##S, CT, AT_READ_PARAMS, AT_ARGS, kIoRead,                   \
-                     kFlagCollectiveIo, EXPLICIT)                                                  \
-  DEFINE_NONBLOCKING(File_iwrite_at_all##S, CT, AT_WRITE_PARAMS, AT_ARGS, kIoWrite,                \
-                     kFlagCollectiveIo, EXPLICIT)                                                  \
-  DEFINE_BLOCKING(File_read_shared##S, CT, READ_PARAMS, ARGS, kIoRead, 0, SHARED)                  \
-  DEFINE_BLOCKING(File_write_shared##S, CT, WRITE_PARAMS, ARGS, kIoWrite, 0, SHARED)               \
-  DEFINE_NONBLOCKING(File_iread_shared##S, CT, READ_PARAMS, ARGS, kIoRead, 0, SHARED)              \
-  DEFINE_NONBLOCKING(File_iwrite_shared##S, CT, WRITE_PARAMS, ARGS, kIoWrite, 0, SHARED)           \
-  DEFINE_BLOCKING(File_read_ordered##S, CT, READ_PARAMS, ARGS, kIoRead, kFlagCollectiveIo,         \
-                  ORDERED)                                                                         \
-  DEFINE_BLOCKING(File_write_ordered##S, CT, WRITE_PARAMS, ARGS, kIoWrite, kFlagCollectiveIo,      \
-                  ORDERED)                                                                         \
-  DEFINE_BEGIN(File_read_all_begin##S, CT, READ_PARAMS, ARGS, kIoRead, INDIVIDUAL)                 \
-  DEFINE_BEGIN(File_write_all_begin##S, CT, WRITE_PARAMS, ARGS, kIoWrite, INDIVIDUAL)              \
-  DEFINE_BEGIN(File_read_at_all_begin##S, CT, AT_READ_PARAMS, AT_ARGS, kIoRead, EXPLICIT)          \
-  DEFINE_BEGIN(File_write_at_all_begin##S, CT, AT_WRITE_PARAMS, AT_ARGS, kIoWrite, EXPLICIT)       \
-  DEFINE_BEGIN(File_read_ordered_begin##S, CT, READ_PARAMS, ARGS, kIoRead, ORDERED)                \
-  DEFINE_BEGIN(File_write_ordered_begin##S, CT, WRITE_PARAMS, ARGS, kIoWrite, ORDERED)
+// Every read and write with a count (routines.h), with count type int and, as the
+// large-count MPI_NAME_c of MPI 4, MPI_Count.
+#define DEFINE_INT(NAME, KIND, SIDE, FLAGS, WHERE)                                                 \
+  DEFINE_##KIND(NAME, int, SIDE##_PARAMS, SIDE##_ARGS, SIDE##_MODE, FLAGS, WHERE)
+#define DEFINE_LARGE(NAME, KIND, SIDE, FLAGS, WHERE)                                               \
+  DEFINE_##KIND(NAME, MPI_Count, SIDE##_PARAMS, SIDE##_ARGS, SIDE##_MODE, FLAGS, WHERE)
 
 extern "C" {
 
-DEFINE_COUNTED(, int)
+PNMPI_TRACE_IO_COUNTED(DEFINE_INT, )
 #if MPI_VERSION >= 4
-DEFINE_COUNTED(_c, MPI_Count)
+PNMPI_TRACE_IO_COUNTED(DEFINE_LARGE, _c)
 #endif
 DEFINE_END(File_read_all_end, void *)
 DEFINE_END(File_write_all_end, const void *)

@@ -492,17 +492,23 @@ class TraceTest(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("no operation slower than 5x the model", r.stdout)
 
+    def run_file_app(self, name, ranks):
+        """Runs NAME_app DATA under the trace; it must succeed and print "NAME ok". Returns
+        the trace directory, the data file and the CompletedProcess."""
+        work = scratch(name)
+        out = os.path.join(work, "trace")
+        data = os.path.join(work, "data.bin")
+        proc = run_job(ranks, f"module trace\nargument output {out}\n",
+                       [CONFIG[f"{name}_app"], data], work)
+        self.assertEqual(proc.returncode, 0, describe(proc))
+        self.assertIn(f"{name} ok", proc.stdout)
+        return out, data, proc
+
     def test_io(self):
         """MPI-IO: every operation with its exact bytes requested and done, offset, collective
         and nonblocking flags, and matching begin/complete records."""
-        work = scratch("io")
-        out = os.path.join(work, "trace")
-        data = os.path.join(work, "data.bin")
         n = 2
-        proc = run_job(n, f"module trace\nargument output {out}\n", [CONFIG["io_app"], data],
-                       work)
-        self.assertEqual(proc.returncode, 0, describe(proc))
-        self.assertIn("io ok", proc.stdout)
+        out, data, _ = self.run_file_app("io", n)
         trace = report_module("trace_reader").read(out)
         B = 1000
         for rank in range(n):
@@ -551,14 +557,8 @@ class TraceTest(unittest.TestCase):
         the MPI has them): exactly the expected events per rank, with each collective's
         operation, root and bytes (neighbourhoods per their Cartesian, graph or distributed
         graph topology), and each I/O operation's bytes and offset."""
-        work = scratch("wrap")
-        out = os.path.join(work, "trace")
-        data = os.path.join(work, "data.bin")
         n = 3
-        proc = run_job(n, f"module trace\nargument output {out}\n", [CONFIG["wrap_app"], data],
-                       work)
-        self.assertEqual(proc.returncode, 0, describe(proc))
-        self.assertIn("wrap ok", proc.stdout)
+        out, data, proc = self.run_file_app("wrap", n)
         # MPICH 4.0 is MPI 4; Open MPI 4.1 is MPI 3.1 and the app says what it skipped.
         mpi4 = CONFIG["flavor"] == "mpich"
         skipped = [l for l in proc.stdout.splitlines() if l.startswith("skipped: ")]
