@@ -220,6 +220,87 @@ int main(int argc, char **argv) {
   MPI_File_read_c(fh, buf, 16, MPI_BYTE, MPI_STATUS_IGNORE);
 #endif
   MPI_File_close(&fh);
+
+  /* Every collective in each of its forms, 1 int per block, root 0 (the neighbourhood ones on
+   * a line of n ranks): MPI_X, MPI_IX + Wait and, with MPI 4, MPI_X_init + Start + Wait +
+   * Request_free, MPI_X_c, MPI_IX_c + Wait, MPI_X_init_c + Start + Wait + Request_free. */
+  MPI_Comm world = MPI_COMM_WORLD;
+  MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart);
+  int one[MAXN], dsp[MAXN], bdsp[MAXN];
+  MPI_Aint adsp[MAXN];
+  for (int i = 0; i < n; ++i) {
+    one[i] = 1;
+    dsp[i] = i;
+    bdsp[i] = i * (int)sizeof(int);
+    adsp[i] = i * (MPI_Aint)sizeof(int);
+  }
+#if MPI_VERSION >= 4
+  MPI_Count one_c[MAXN];
+  MPI_Aint dsp_c[MAXN], bdsp_c[MAXN];
+  for (int i = 0; i < n; ++i) {
+    one_c[i] = 1;
+    dsp_c[i] = i;
+    bdsp_c[i] = adsp[i];
+  }
+#endif
+/* The arguments of each shape: S is empty (int counts) or _c (MPI_Count and MPI_Aint). */
+#define A_BCAST(S) sbuf, 1, MPI_INT, 0, world
+#define A_ROOTED(S) sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, 0, world
+#define A_GATHERV(S) sbuf, 1, MPI_INT, rbuf, one##S, dsp##S, MPI_INT, 0, world
+#define A_SCATTERV(S) sbuf, one##S, dsp##S, MPI_INT, rbuf, 1, MPI_INT, 0, world
+#define A_ALL(S) sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, world
+#define A_ALLGATHERV(S) sbuf, 1, MPI_INT, rbuf, one##S, dsp##S, MPI_INT, world
+#define A_ALLTOALLV(S) sbuf, one##S, dsp##S, MPI_INT, rbuf, one##S, dsp##S, MPI_INT, world
+#define A_ALLTOALLW(S) sbuf, one##S, bdsp##S, ints, rbuf, one##S, bdsp##S, ints, world
+#define A_REDUCE(S) sbuf, rbuf, 1, MPI_INT, MPI_SUM, 0, world
+#define A_ALLREDUCE(S) sbuf, rbuf, 1, MPI_INT, MPI_SUM, world
+#define A_RSCATTER(S) sbuf, rbuf, one##S, MPI_INT, MPI_SUM, world
+#define A_NALL(S) sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, cart
+#define A_NALLGATHERV(S) sbuf, 1, MPI_INT, rbuf, one##S, dsp##S, MPI_INT, cart
+#define A_NALLTOALLV(S) sbuf, one##S, dsp##S, MPI_INT, rbuf, one##S, dsp##S, MPI_INT, cart
+#define A_NALLTOALLW(S) sbuf, one##S, adsp, ints, rbuf, one##S, adsp, ints, cart
+#define PERSISTENT(CALL)                                                                           \
+  CALL;                                                                                            \
+  MPI_Start(&req);                                                                                 \
+  MPI_Wait(&req, MPI_STATUS_IGNORE);                                                               \
+  MPI_Request_free(&req);
+#if MPI_VERSION >= 4
+#define FORMS4(NAME, INAME, SHAPE)                                                                 \
+  PERSISTENT(MPI_##NAME##_init(A_##SHAPE(), MPI_INFO_NULL, &req))                                  \
+  MPI_##NAME##_c(A_##SHAPE(_c));                                                                   \
+  MPI_##INAME##_c(A_##SHAPE(_c), &req);                                                            \
+  MPI_Wait(&req, MPI_STATUS_IGNORE);                                                               \
+  PERSISTENT(MPI_##NAME##_init_c(A_##SHAPE(_c), MPI_INFO_NULL, &req))
+#else
+#define FORMS4(NAME, INAME, SHAPE)
+#endif
+#define FORMS(NAME, INAME, SHAPE)                                                                  \
+  MPI_##NAME(A_##SHAPE());                                                                         \
+  MPI_##INAME(A_##SHAPE(), &req);                                                                  \
+  MPI_Wait(&req, MPI_STATUS_IGNORE);                                                               \
+  FORMS4(NAME, INAME, SHAPE)
+  FORMS(Bcast, Ibcast, BCAST)
+  FORMS(Gather, Igather, ROOTED)
+  FORMS(Gatherv, Igatherv, GATHERV)
+  FORMS(Scatter, Iscatter, ROOTED)
+  FORMS(Scatterv, Iscatterv, SCATTERV)
+  FORMS(Allgather, Iallgather, ALL)
+  FORMS(Allgatherv, Iallgatherv, ALLGATHERV)
+  FORMS(Alltoall, Ialltoall, ALL)
+  FORMS(Alltoallv, Ialltoallv, ALLTOALLV)
+  FORMS(Alltoallw, Ialltoallw, ALLTOALLW)
+  FORMS(Reduce, Ireduce, REDUCE)
+  FORMS(Allreduce, Iallreduce, ALLREDUCE)
+  FORMS(Reduce_scatter, Ireduce_scatter, RSCATTER)
+  FORMS(Reduce_scatter_block, Ireduce_scatter_block, ALLREDUCE)
+  FORMS(Scan, Iscan, ALLREDUCE)
+  FORMS(Exscan, Iexscan, ALLREDUCE)
+  FORMS(Neighbor_allgather, Ineighbor_allgather, NALL)
+  FORMS(Neighbor_allgatherv, Ineighbor_allgatherv, NALLGATHERV)
+  FORMS(Neighbor_alltoall, Ineighbor_alltoall, NALL)
+  FORMS(Neighbor_alltoallv, Ineighbor_alltoallv, NALLTOALLV)
+  FORMS(Neighbor_alltoallw, Ineighbor_alltoallw, NALLTOALLW)
+  MPI_Comm_free(&cart);
   if (rank == 0)
     printf("wrap ok\n");
   MPI_Finalize();
