@@ -15,12 +15,13 @@
 // would gather and write its output over the one real rank): PMPI_Finalize ends the run.
 //
 //   monitor_synth cost REPEATS CALLS P...
-//       per P, medians (and minimums, `synth-min`) of REPEATS interleaved runs, in CPU time: ns per
-//       recorded MPI_Allreduce (8 bytes), MPI_Bcast from this rank (8 bytes) and irregular
-//       MPI_Alltoallv; the same Allreduce and Bcast recorded by a loop over the P - 1 peers doing
-//       the counter update each received before the per-communicator volume (the comparison); ns to
-//       expand the communicator's volume into per-peer values (expand(), what every reader pays)
-//       and to read it the way MPI_T and the MPI_M_ sessions do (add_coll_volume()).
+//       per P, medians (and minimums, `synth-min`) of REPEATS interleaved runs, in CPU time:
+//       ns per recorded MPI_Allreduce (8 bytes), MPI_Bcast from this rank (8 bytes) and
+//       irregular MPI_Alltoallv; the same Allreduce and Bcast recorded by a loop over the
+//       P - 1 peers, a counter update each, as the monitor did before the per-communicator
+//       volume (the comparison); ns to expand the communicator's volume into per-peer values
+//       (expand(), what every reader pays) and to read it the way MPI_T and the MPI_M_
+//       sessions do (add_coll_volume()).
 //   monitor_synth memory N K ring|halo per-comm|per-peer
 //       rank 0 of an N-rank job after K rounds of the pattern: `ring`, a Sendrecv of 8 bytes
 //       to rank 1, a Barrier and an Allreduce of one double on MPI_COMM_WORLD (as
