@@ -10,6 +10,11 @@ table shows medians and ratios to the native build (not linked with pnmpi):
   pingpong us  half an 8-byte round trip
   load ms      the core's own measurement of reading the config and loading and binding
                every module (PNMPI_DEBUG=1 line), 0 modules = an empty config
+  floor pages  (x86-64) ns per jump of a synthetic chain of as many `jmp *slot(%rip)` as
+  floor packed there are layers, no MPI (bench/layer_floor.c): each jump on a page of its
+               own (as every layer is a copy of its own), and all packed 64 bytes apart.
+               What a pass-through layer cannot go below on this CPU, and what its code
+               pages alone cost.
 
 Layers after the first of one file are copies; --copies chooses how they are made, to
 compare: mapped (the default: pnmpi maps them, slid, code shared per slide), unslid (every
@@ -32,6 +37,7 @@ import sys
 import tempfile
 
 LINE = re.compile(r"calls_ns=([0-9.]+) pingpong_us=([0-9.]+)")
+FLOOR = re.compile(r"pages_ns=([0-9.]+) packed_ns=([0-9.]+)")
 LOAD = re.compile(r"loaded (\d+) layer\(s\) from \d+ file\(s\) in (\d+) us")
 
 
@@ -117,13 +123,29 @@ def main():
             })
             print("  measured: %-24s" % name, file=sys.stderr, flush=True)
 
+    floors = {}
+    if cfg.get("layer_floor"):
+        for layers in sorted({r["layers"] for r in results if r["layers"]}):
+            runs = []
+            for _ in range(args.repeats):
+                out = subprocess.run([cfg["layer_floor"], str(layers)], capture_output=True,
+                                     text=True, timeout=600)
+                m = FLOOR.search(out.stdout)
+                if out.returncode != 0 or not m:
+                    sys.exit("run_bench: %s %d failed (exit %d)\n%s" % (
+                        cfg["layer_floor"], layers, out.returncode, out.stderr))
+                runs.append((float(m.group(1)), float(m.group(2))))
+            floors[layers] = (statistics.median(r[0] for r in runs),
+                              statistics.median(r[1] for r in runs))
+
     native, stub = results[0], results[1]
     print("pnmpi overhead%s (%s, %d ranks, median of %d runs; ratios vs native in this run; "
           "copies %s)"
           % (" for Fortran, MPI_COMM_RANK" if args.fortran else "", cfg["flavor"], 2,
              args.repeats, args.copies))
-    print("%-24s %10s %8s %12s %12s %8s %9s" % ("scenario", "call ns", "ratio", "ns/layer",
-                                                "pingpong us", "ratio", "load ms"))
+    print("%-24s %10s %8s %12s %12s %8s %9s %12s %13s" % (
+        "scenario", "call ns", "ratio", "ns/layer", "pingpong us", "ratio", "load ms",
+        "floor pages", "floor packed"))
     for r in results:
         per_layer = ("%12.2f" % ((r["call_ns"] - stub["call_ns"]) / r["layers"])
                      if r["layers"] else "%12s" % "-")
@@ -131,9 +153,13 @@ def main():
             per_layer = "%+11.2f*" % (r["call_ns"] - native["call_ns"])
         r["call_ratio"] = r["call_ns"] / native["call_ns"]
         r["pingpong_ratio"] = r["pingpong_us"] / native["pingpong_us"]
-        print("%-24s %10.2f %8.2f %s %12.3f %8.2f %9s" % (
+        floor = floors.get(r["layers"]) if r["layers"] and r is not stub else None
+        if floor:
+            r["floor_pages_ns"], r["floor_packed_ns"] = floor
+        print("%-24s %10.2f %8.2f %s %12.3f %8.2f %9s %12s %13s" % (
             r["scenario"], r["call_ns"], r["call_ratio"], per_layer, r["pingpong_us"],
-            r["pingpong_ratio"], "-" if r["load_ms"] is None else "%.2f" % r["load_ms"]))
+            r["pingpong_ratio"], "-" if r["load_ms"] is None else "%.2f" % r["load_ms"],
+            "%.2f" % floor[0] if floor else "-", "%.2f" % floor[1] if floor else "-"))
     print("* the stub row shows ns added per call over native, not per layer")
     if args.json:
         with open(args.json, "w") as f:

@@ -227,7 +227,7 @@ HandleNumbers handles_of(const Report &r) {
 /// `tag[0] -> delay[1] -> MPI` for routine `id` in stack `stack`, each layer by its handle.
 std::string chain_text(const Report &r, const HandleNumbers &handles, int stack, unsigned id) {
   std::string line;
-  for (const LinkStacks::Entry &e : r.stacks.chains[stack][id])
+  for (const LinkStacks::Entry &e : r.stacks.chain(stack, id))
     line += r.plan.config.modules[e.layer].name + "[" +
             std::to_string(handles.layer_handles[static_cast<std::size_t>(e.layer)]) + "] -> ";
   return line + "MPI";
@@ -295,7 +295,7 @@ void print_report(const Report &r, const std::optional<unsigned> &only) {
     for (unsigned id = 0; id < PNMPI_NUM_ROUTINES; ++id) {
       if (only && id != *only)
         continue;
-      if (r.stacks.chains[s][id].empty() && !only)
+      if (r.stacks.chain(s, id).empty() && !only)
         continue;
       out << "    " << std::left << std::setw(28) << pnmpi_routine_names[id] << " "
           << chain_text(r, handles, static_cast<int>(s), id) << "\n";

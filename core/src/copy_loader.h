@@ -38,9 +38,14 @@ CopyPlanPtr plan_copies(const std::vector<unsigned char> &bytes, const std::stri
 /// first. `slide` 0 maps the module file itself; another (one of slide_amounts(), elf_slide.h)
 /// maps an image of `bytes` slid by that much, made once in a memory file and shared by
 /// every copy with that slide. Returns the copy's base: add link-time addresses of the
-/// original file to it. Throws pnmpi::Error starting with `context`.
+/// original file to it. Throws pnmpi::Error starting with `context`. The copy's RELRO pages
+/// are left writable for the binding of its calls: protect_copy() ends that.
 std::uintptr_t map_copy(CopyPlan &plan, const std::vector<unsigned char> &bytes,
                         std::uint64_t slide, const std::string &context);
+
+/// Makes the RELRO pages of the copy at `base` read-only, as the dynamic linker makes a
+/// loaded object's once it is relocated. Throws pnmpi::Error.
+void protect_copy(const CopyPlan &plan, std::uintptr_t base);
 
 /// The address in the copy at `base` of the symbol `name` that the module defines and
 /// exports (dlsym for a copy without a handle), or null.

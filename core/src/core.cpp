@@ -14,6 +14,7 @@
 
 #include "bindings.h"
 #include "compat.h"
+#include "copy_loader.h"
 #include "dispatch.h"
 #include "error.h"
 #include "handles.h"
@@ -45,7 +46,7 @@ std::vector<bool> to_bottom_routines() {
 void publish(const LinkStacks *stacks, const std::vector<unsigned> &always = {}) {
   uint64_t mask[PNMPI_MASK_WORDS] = {};
   for (unsigned id = 0; stacks != nullptr && id < PNMPI_NUM_ROUTINES; ++id) {
-    if (stacks->chains[0][id].empty() && std::count(always.begin(), always.end(), id) == 0)
+    if (stacks->chain(0, id).empty() && std::count(always.begin(), always.end(), id) == 0)
       continue;
     pnmpi_head[id] = reinterpret_cast<pnmpi_fn_any>(stacks->heads[0][id]);
     pnmpi_bit_set(mask, id);
@@ -188,7 +189,9 @@ void Core::load() {
                  " wrappers, copy " + std::to_string(planned.file->loaded) + ")");
   }
 
-  const std::vector<LayerView> views = layer_views(m_plan, bases);
+  std::vector<LayerView> views = layer_views(m_plan, bases);
+  for (std::size_t i = 0; i < views.size(); ++i)
+    views[i].relro_writable = m_layers[i].module.mapped != nullptr;
   for (const Layer &layer : m_layers)
     for (const ElfImage::Range &r : layer.module.file->image.code)
       m_code.push_back({layer.module.base + r.begin, layer.module.base + r.end,
@@ -202,14 +205,17 @@ void Core::load() {
   for (unsigned id = 0; id < PNMPI_NUM_ROUTINES; ++id)
     top[id] = reinterpret_cast<std::uintptr_t>(pnmpi_nested_table[id]);
   bind_call_sites(views, m_stacks.heads.size(), m_bottom, to_bottom_routines(), top);
+  for (const Layer &layer : m_layers)
+    if (layer.module.mapped != nullptr)
+      protect_copy(*layer.module.mapped, layer.module.base);
 
   publish(&m_stacks, banner_ids);
   if (debug_level() >= 3) {
     for (unsigned id = 0; id < PNMPI_NUM_ROUTINES; ++id) {
-      if (m_stacks.chains[0][id].empty())
+      if (m_stacks.chain(0, id).empty())
         continue;
       std::string line = std::string(pnmpi_routine_names[id]) + ":";
-      for (const LinkStacks::Entry &e : m_stacks.chains[0][id])
+      for (const LinkStacks::Entry &e : m_stacks.chain(0, id))
         line += " " + m_layers[e.layer].spec->name + "[" + std::to_string(e.layer) + "]";
       debug(3, line + " -> MPI");
     }
@@ -218,7 +224,7 @@ void Core::load() {
   // Who receives the application's MPI_Pcontrol, per stack (globalpcontrol, pcontrol).
   m_pcontrol_receivers.assign(config.stacks.size(), {});
   for (std::size_t s = 0; s < config.stacks.size(); ++s)
-    for (const LinkStacks::Entry &e : m_stacks.chains[s][PNMPI_ID_MPI_Pcontrol])
+    for (const LinkStacks::Entry &e : m_stacks.chain(s, PNMPI_ID_MPI_Pcontrol))
       if (pcontrol_receives(e.layer))
         m_pcontrol_receivers[s].push_back(e.address);
 

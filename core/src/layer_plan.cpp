@@ -19,10 +19,17 @@ LayerPlan plan_layers(const std::string &config_path, std::vector<std::string> s
   plan.search_path = std::move(search_path);
   plan.layers.reserve(plan.config.modules.size());
   std::map<std::string, ModuleFile *> by_path; // a file that failed maps to null
+  // A name resolves to the same file on every line (the search path does not change while
+  // the plan is made), so a module listed 1,000 times is looked for once.
+  std::map<std::string, std::string> found_as;
   for (const ModuleSpec &spec : plan.config.modules) {
     PlannedLayer layer{&spec, "", nullptr};
     try {
-      layer.path = resolve_module(spec, plan.config, plan.search_path);
+      auto known = found_as.find(spec.name);
+      if (known == found_as.end())
+        known =
+            found_as.emplace(spec.name, resolve_module(spec, plan.config, plan.search_path)).first;
+      layer.path = known->second;
       auto found = by_path.find(layer.path);
       if (found != by_path.end()) {
         layer.file = found->second;

@@ -16,25 +16,36 @@ namespace pnmpi {
 
 std::uintptr_t LinkStacks::next_after(int stack, int layer, unsigned routine,
                                       std::uintptr_t bottom) const {
-  const std::vector<Entry> &chain = chains[stack][routine];
-  auto it = std::upper_bound(chain.begin(), chain.end(), layer,
+  const Chain c = chain(stack, routine);
+  auto it = std::upper_bound(c.begin(), c.end(), layer,
                              [](int l, const Entry &e) { return l < e.layer; });
-  return it == chain.end() ? bottom : it->address;
+  return it == c.end() ? bottom : it->address;
 }
 
 LinkStacks build_link_stacks(const std::vector<LayerView> &layers, unsigned routines, int stacks,
                              const std::vector<std::uintptr_t> &bottom) {
   LinkStacks ls;
+  ls.routines = routines;
   ls.heads.assign(stacks, bottom);
-  ls.chains.assign(stacks, std::vector<std::vector<LinkStacks::Entry>>(routines));
+  const auto slot = [&](const LayerView &layer, const ElfImage::Wrapper &w) {
+    return static_cast<std::size_t>(layer.stack) * routines + w.id;
+  };
+  ls.starts.assign(static_cast<std::size_t>(stacks) * routines + 1, 0);
+  for (const LayerView &layer : layers)
+    for (const ElfImage::Wrapper &w : layer.image->wrappers)
+      ++ls.starts[slot(layer, w) + 1];
+  for (std::size_t i = 1; i < ls.starts.size(); ++i)
+    ls.starts[i] += ls.starts[i - 1];
+  ls.entries.resize(ls.starts.back());
+  std::vector<std::size_t> fill(ls.starts.begin(), ls.starts.end() - 1);
   for (int i = 0; i < static_cast<int>(layers.size()); ++i) {
     const LayerView &layer = layers[i];
     for (const ElfImage::Wrapper &w : layer.image->wrappers) {
-      auto &chain = ls.chains[layer.stack][w.id];
+      const std::size_t at = slot(layer, w);
       const std::uintptr_t address = layer.base + w.value;
-      if (chain.empty())
+      if (fill[at] == ls.starts[at])
         ls.heads[layer.stack][w.id] = address;
-      chain.push_back({i, address});
+      ls.entries[fill[at]++] = {i, address};
     }
   }
   return ls;
@@ -70,10 +81,12 @@ private:
 
 /// Writes `target_of(site)` into every call site of one loaded object, RELRO pages included.
 template <typename TargetOf>
-void write_sites(std::uintptr_t base, const ElfImage &image, TargetOf target_of) {
+void write_sites(std::uintptr_t base, const ElfImage &image, TargetOf target_of,
+                 bool relro_writable = false) {
   bool needs_relro = false;
   for (const ElfImage::Site &site : image.sites)
-    needs_relro |= site.offset >= image.relro.begin && site.offset < image.relro.end;
+    needs_relro |=
+        !relro_writable && site.offset >= image.relro.begin && site.offset < image.relro.end;
   RelroWindow window(needs_relro ? base + image.relro.begin : 0,
                      needs_relro ? base + image.relro.end : 0);
   for (const ElfImage::Site &site : image.sites) {
@@ -100,11 +113,14 @@ void bind_call_sites(const std::vector<LayerView> &layers, std::size_t stack_cou
   for (int i = static_cast<int>(layers.size()) - 1; i >= 0; --i) {
     const LayerView &layer = layers[i];
     std::vector<std::uintptr_t> &reach = next[layer.stack];
-    write_sites(layer.base, *layer.image, [&](const ElfImage::Site &site) {
-      if (site.public_name)
-        return top[site.id];
-      return to_bottom[site.id] ? bottom[site.id] : reach[site.id];
-    });
+    write_sites(
+        layer.base, *layer.image,
+        [&](const ElfImage::Site &site) {
+          if (site.public_name)
+            return top[site.id];
+          return to_bottom[site.id] ? bottom[site.id] : reach[site.id];
+        },
+        layer.relro_writable);
     debug(4, "layer " + std::to_string(i) + ": bound " + std::to_string(layer.image->sites.size()) +
                  " call sites");
     for (const ElfImage::Wrapper &w : layer.image->wrappers)

@@ -15,6 +15,9 @@ struct LayerView {
   int stack;
   std::uintptr_t base;
   const ElfImage *image;
+  /// Its RELRO pages are still writable (a copy pnmpi mapped, protected once bound), so
+  /// binding need not open them.
+  bool relro_writable = false;
 };
 
 /// The per-routine link stacks of every config stack, computed once at load.
@@ -23,13 +26,37 @@ struct LinkStacks {
     int layer;
     std::uintptr_t address;
   };
+  /// The layers of one stack that wrap one routine, in config order.
+  class Chain {
+  public:
+    Chain(const Entry *begin, const Entry *end) : m_begin(begin), m_end(end) {}
+    const Entry *begin() const { return m_begin; }
+    const Entry *end() const { return m_end; }
+    bool empty() const { return m_begin == m_end; }
+    std::size_t size() const { return static_cast<std::size_t>(m_end - m_begin); }
+    const Entry &operator[](std::size_t i) const { return m_begin[i]; }
+
+  private:
+    const Entry *m_begin, *m_end;
+  };
   /// heads[stack][routine]: the first layer of the routine in that stack, else `bottom`.
   std::vector<std::vector<std::uintptr_t>> heads;
-  /// chains[stack][routine]: every layer that wraps the routine, in config order.
-  std::vector<std::vector<std::vector<Entry>>> chains;
+  /// Every layer that wraps `routine` in `stack`, in config order.
+  Chain chain(int stack, unsigned routine) const {
+    const std::size_t at = static_cast<std::size_t>(stack) * routines + routine;
+    return {entries.data() + starts[at], entries.data() + starts[at + 1]};
+  }
 
   /// The layer after `layer` (in `layer`'s stack) that wraps `routine`, else `bottom`.
   std::uintptr_t next_after(int stack, int layer, unsigned routine, std::uintptr_t bottom) const;
+
+  /// The chains end to end, by stack, then routine, then layer (one array: a module listed
+  /// 1,000 times makes 1,000-entry chains for each of its routines, and filling one vector
+  /// per chain was a sixth of the load time); chain (stack, routine) is
+  /// [starts[stack * routines + routine], starts[... + 1]).
+  std::vector<Entry> entries;
+  std::vector<std::size_t> starts;
+  unsigned routines = 0;
 };
 
 /// Computes the link stacks. `bottom[r]` is where routine r's chain ends (MPI's PMPI_X).

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <dirent.h>
@@ -463,6 +464,12 @@ void read_arguments(PNMPI_modHandle_t self) {
     _exit(1);
   g.on_full = choice == 1 ? OnFull::kDrop : OnFull::kFlush;
 
+  static const char *const kClock[] = {"aligned", "local", nullptr};
+  int clock = 0;
+  if (pnmpi_argument_choice(self, "clock", PNMPI_ARG_OPTIONAL, kClock, &clock) == PNMPI_BADARG)
+    _exit(1);
+  g.align_clocks = clock == 0;
+
   const char *output = "pnmpi-trace";
   if (pnmpi_argument_string(self, "output", PNMPI_ARG_NONEMPTY, &output) == PNMPI_BADARG)
     _exit(1);
@@ -534,41 +541,98 @@ std::string prepare_output() {
   return "";
 }
 
-/// The offset (ns) to add to this rank's clock to read rank 0's, measured by ping-pong
-/// with rank 0 (the round trip with the shortest time wins). Ranks on rank 0's host share
-/// its CLOCK_MONOTONIC: their offset is exactly 0, not a measurement's noise.
-double measure_offset(const std::vector<std::string> &hosts) {
-  constexpr int kRounds = 10;
-  double mine = 0;
-  for (int r = 1; r < g.size; ++r) {
-    if (hosts[static_cast<std::size_t>(r)] == hosts[0])
-      continue;
-    if (g.rank == 0) {
-      double best_rtt = 1e30, best = 0;
-      for (int i = 0; i < kRounds; ++i) {
+/// Waits for `request` without spinning: a rank waiting for the offset measurement of
+/// another leaves the CPU to it (ranks may outnumber a host's cores, and then a spinning
+/// rank delays the round trips being timed by whole scheduler time slices).
+void wait_yielding(MPI_Request *request) {
+  int done = 0;
+  PMPI_Test(request, &done, MPI_STATUS_IGNORE);
+  while (!done) {
+    const timespec pause = {0, 50000};
+    nanosleep(&pause, nullptr);
+    PMPI_Test(request, &done, MPI_STATUS_IGNORE);
+  }
+}
+
+/// An offset (ns) to add to a rank's CLOCK_MONOTONIC to read rank 0's, and the most it can
+/// be off by (ns).
+struct Offset {
+  double ns = 0, bound = 0;
+};
+
+/// This rank's Offset, measured now.
+///
+/// One rank per host (its lowest, the host's leader) is measured: every process of a host
+/// reads the same CLOCK_MONOTONIC, so its ranks share one offset, exactly, and messages
+/// between them keep their order; the ranks of rank 0's host get exactly 0. Rank 0 sends
+/// the leader pings; the leader answers each with its clock. A reply's clock was read
+/// between rank 0's send (t0) and its receive (t1), so every round bounds the offset to
+/// [t0 - remote, t1 - remote]: the estimate is the middle of the intersection of all
+/// rounds' bounds, and its error at most half the intersection's width, which the fastest
+/// ping and the fastest reply seen set, however slow the other rounds were (a rank delayed
+/// by its scheduler only widens its own round's bounds). Rounds go on past kRounds while
+/// the bound is above kGoodBound, up to
+/// kMaxRounds: a loaded host may need more to see a fast ping and a fast reply. The
+/// offsets go to every rank at the end, so that no rank leaves before the measurements are
+/// done (and competes with them for a core).
+Offset measure_offset(const std::vector<std::string> &hosts) {
+  constexpr int kRounds = 20, kMaxRounds = 60;
+  constexpr double kGoodBound = 50e3;
+  std::unordered_map<std::string, int> first_on_host;
+  for (int r = g.size - 1; r >= 0; --r)
+    first_on_host[hosts[static_cast<std::size_t>(r)]] = r;
+  const auto leader_of = [&](int r) { return first_on_host[hosts[static_cast<std::size_t>(r)]]; };
+  std::vector<Offset> offsets;
+  if (g.rank == 0) {
+    offsets.assign(static_cast<std::size_t>(g.size), Offset{});
+    for (int r = 1; r < g.size; ++r) {
+      const int leader = leader_of(r);
+      if (leader != r) {
+        offsets[static_cast<std::size_t>(r)] = offsets[static_cast<std::size_t>(leader)];
+        continue;
+      }
+      double low = -1e300, high = 1e300;
+      for (int i = 0;; ++i) {
+        // Each ping says whether it is the last.
+        int last = i + 1 >= kMaxRounds || (i + 1 >= kRounds && (high - low) / 2 <= kGoodBound);
         std::uint64_t remote = 0;
         const std::uint64_t t0 = monotonic_ns();
-        PMPI_Send(nullptr, 0, MPI_BYTE, r, 1, g.comm);
+        PMPI_Send(&last, 1, MPI_INT, r, 1, g.comm);
         PMPI_Recv(&remote, 1, MPI_UINT64_T, r, 2, g.comm, MPI_STATUS_IGNORE);
         const std::uint64_t t1 = monotonic_ns();
-        const double rtt = static_cast<double>(t1 - t0);
-        if (rtt < best_rtt) {
-          best_rtt = rtt;
-          best =
-              (static_cast<double>(t0) + static_cast<double>(t1)) / 2 - static_cast<double>(remote);
-        }
+        low = std::max(low, static_cast<double>(t0) - static_cast<double>(remote));
+        high = std::min(high, static_cast<double>(t1) - static_cast<double>(remote));
+        if (last)
+          break;
       }
-      PMPI_Send(&best, 1, MPI_DOUBLE, r, 3, g.comm);
-    } else if (g.rank == r) {
-      for (int i = 0; i < kRounds; ++i) {
-        PMPI_Recv(nullptr, 0, MPI_BYTE, 0, 1, g.comm, MPI_STATUS_IGNORE);
-        const std::uint64_t t = monotonic_ns();
-        PMPI_Send(&t, 1, MPI_UINT64_T, 0, 2, g.comm);
-      }
-      PMPI_Recv(&mine, 1, MPI_DOUBLE, 0, 3, g.comm, MPI_STATUS_IGNORE);
+      // The bounds cannot cross while both clocks run at one rate; if a clock was stepped
+      // during the rounds they can, and then the middle is still the best guess.
+      offsets[static_cast<std::size_t>(r)] = Offset{(low + high) / 2, std::abs(high - low) / 2};
+    }
+  } else if (leader_of(g.rank) == g.rank && leader_of(g.rank) != 0) {
+    // The first ping waits without spinning: rank 0 may be measuring other hosts first.
+    int last = 0;
+    MPI_Request ping;
+    PMPI_Irecv(&last, 1, MPI_INT, 0, 1, g.comm, &ping);
+    wait_yielding(&ping);
+    for (;;) {
+      const std::uint64_t t = monotonic_ns();
+      PMPI_Send(&t, 1, MPI_UINT64_T, 0, 2, g.comm);
+      if (last)
+        break;
+      PMPI_Recv(&last, 1, MPI_INT, 0, 1, g.comm, MPI_STATUS_IGNORE);
     }
   }
-  return mine;
+  double mine[2] = {0, 0};
+  std::vector<double> all;
+  for (const Offset &o : offsets) {
+    all.push_back(o.ns);
+    all.push_back(o.bound);
+  }
+  MPI_Request request;
+  PMPI_Iscatter(all.data(), 2, MPI_DOUBLE, mine, 2, MPI_DOUBLE, 0, g.comm, &request);
+  wait_yielding(&request);
+  return Offset{mine[0], mine[1]};
 }
 
 std::vector<std::string> g_hosts;
@@ -604,7 +668,9 @@ void start() {
 
   register_comm(MPI_COMM_WORLD, 0);
   register_comm(MPI_COMM_SELF, 0);
-  g.offset_init = measure_offset(g_hosts);
+  const Offset at_init = measure_offset(g_hosts);
+  g.offset_init = at_init.ns;
+  g.bound_init = at_init.bound;
   g.init = clock_pair();
   g.active.store(true, std::memory_order_release);
 }
@@ -619,7 +685,7 @@ const std::vector<std::string> &hosts() {
 
 using namespace pnmpi::trace;
 
-PNMPI_MODULE_ARGUMENTS("output trace routines buffer on-full");
+PNMPI_MODULE_ARGUMENTS("output trace routines buffer on-full clock");
 
 extern "C" {
 
@@ -656,7 +722,9 @@ PNMPI_EXPORT int MPI_Finalize(void) {
   if (!g.active.load())
     return PMPI_Finalize();
   const std::uint64_t t0 = now();
-  g.offset_finalize = measure_offset(g_hosts);
+  const Offset at_finalize = measure_offset(g_hosts);
+  g.offset_finalize = at_finalize.ns;
+  g.bound_finalize = at_finalize.bound;
   g.finalize = clock_pair();
   if (g.enabled[r_Finalize])
     call_record(r_Finalize, t0, g.finalize.tick);

@@ -140,7 +140,8 @@ struct State {
   int pnmpi_id[kRoutineCount] = {}; ///< pnmpi's id of each routine, for the call origin
   std::size_t buffer_records = 0;   ///< capacity of each thread's buffer
   OnFull on_full = OnFull::kFlush;
-  std::string output; ///< the archive's directory
+  bool align_clocks = true; ///< argument clock: aligned (rank 0's clock) or local
+  std::string output;       ///< the archive's directory
   int rank = 0, size = 1;
   MPI_Comm comm = MPI_COMM_NULL; ///< the trace's own duplicate of MPI_COMM_WORLD
   MPI_Group world_group = MPI_GROUP_NULL;
@@ -158,6 +159,7 @@ struct State {
   std::uint64_t next_id = 1;
   ClockPair init, finalize;                    ///< ticks <-> CLOCK_MONOTONIC
   double offset_init = 0, offset_finalize = 0; ///< ns to add to this rank's CLOCK_MONOTONIC
+  double bound_init = 0, bound_finalize = 0;   ///< the offset's error is at most this (ns)
 };
 
 extern State g;

@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <fcntl.h>
 #include <map>
@@ -779,12 +780,15 @@ std::string write_archive() noexcept try {
 
   Clock clock;
   clock.init = g.init;
-  clock.base = g.offset_init;
+  // 'argument clock local' keeps the rank's own CLOCK_MONOTONIC: the offsets are still
+  // measured and reported, so a reader can check or apply them itself.
+  clock.base = g.align_clocks ? g.offset_init : 0;
   if (g.finalize.tick > g.init.tick && g.finalize.ns > g.init.ns) {
     clock.ns_per_tick = static_cast<double>(g.finalize.ns - g.init.ns) /
                         static_cast<double>(g.finalize.tick - g.init.tick);
-    clock.slope =
-        (g.offset_finalize - g.offset_init) / static_cast<double>(g.finalize.ns - g.init.ns);
+    if (g.align_clocks)
+      clock.slope =
+          (g.offset_finalize - g.offset_init) / static_cast<double>(g.finalize.ns - g.init.ns);
   }
   std::uint64_t first = UINT64_MAX, last = 0, reordered = 0;
   OTF2_AttributeList *attrs = OTF2_AttributeList_New();
@@ -841,6 +845,10 @@ std::string write_archive() noexcept try {
   counts.u64(mine.flushes);
   counts.u64(mine.unknown);
   counts.u64(reordered);
+  counts.u64(static_cast<std::uint64_t>(std::llround(g.offset_init)));
+  counts.u64(static_cast<std::uint64_t>(std::llround(g.offset_finalize)));
+  counts.u64(static_cast<std::uint64_t>(std::llround(std::ceil(g.bound_init))));
+  counts.u64(static_cast<std::uint64_t>(std::llround(std::ceil(g.bound_finalize))));
   std::vector<std::string> all_counts = gather(counts.bytes);
   std::uint64_t global_first = 0, global_last = 0;
   PMPI_Allreduce(&first, &global_first, 1, MPI_UINT64_T, MPI_MIN, g.comm);
@@ -850,7 +858,7 @@ std::string write_archive() noexcept try {
 
   if (g.rank == 0) {
     std::uint64_t total = 0, dropped = 0, flushes = 0, unknown = 0, moved = 0;
-    std::string summary;
+    std::string summary, offsets;
     for (int r = 0; r < g.size; ++r) {
       In in{all_counts[static_cast<std::size_t>(r)]};
       RankDefs &d = ranks[static_cast<std::size_t>(r)];
@@ -861,6 +869,14 @@ std::string write_archive() noexcept try {
       d.flushes = in.u64();
       d.unknown = in.u64();
       const std::uint64_t rmoved = in.u64();
+      const auto offset_init = static_cast<std::int64_t>(in.u64());
+      const auto offset_finalize = static_cast<std::int64_t>(in.u64());
+      const std::uint64_t bound_init = in.u64(), bound_finalize = in.u64();
+      offsets += "clock rank " + std::to_string(r) + " host " +
+                 hosts()[static_cast<std::size_t>(r)] + " offset-init " +
+                 std::to_string(offset_init) + " offset-finalize " +
+                 std::to_string(offset_finalize) + " bound-init " + std::to_string(bound_init) +
+                 " bound-finalize " + std::to_string(bound_finalize) + "\n";
       std::uint64_t events = 0;
       for (std::uint64_t e : d.events)
         events += e;
@@ -891,14 +907,26 @@ std::string write_archive() noexcept try {
       OTF2_Archive_SetProperty(archive, "PNMPI::BUFFER_FLUSHES", std::to_string(flushes).c_str(),
                                true);
       OTF2_Archive_SetProperty(archive, "PNMPI::CLOCK_ALIGNMENT",
-                               "applied: rank 0's clock, offsets measured at MPI_Init and "
-                               "MPI_Finalize, linear in between",
+                               g.align_clocks
+                                   ? "applied: rank 0's clock, offsets measured at MPI_Init and "
+                                     "MPI_Finalize, linear in between"
+                                   : "none: each rank's own CLOCK_MONOTONIC (argument clock "
+                                     "local); the measured offsets are in PNMPI::CLOCK_OFFSETS",
                                true);
+      // The lines of summary.txt, without their "clock " and with "; " between them.
+      std::string listed;
+      for (std::size_t at = 0; at < offsets.size();) {
+        const std::size_t end = offsets.find('\n', at);
+        listed += (listed.empty() ? "" : "; ") + offsets.substr(at + 6, end - at - 6);
+        at = end + 1;
+      }
+      OTF2_Archive_SetProperty(archive, "PNMPI::CLOCK_OFFSETS", listed.c_str(), true);
     }
     summary = "archive " + g.output + "/traces.otf2\nranks " + std::to_string(g.size) +
               "\nevents " + std::to_string(total) + "\nflushes " + std::to_string(flushes) +
               "\ndropped " + std::to_string(dropped) + "\nunknown-objects " +
-              std::to_string(unknown) + "\nreordered " + std::to_string(moved) + "\n" + summary;
+              std::to_string(unknown) + "\nreordered " + std::to_string(moved) + "\nclock " +
+              (g.align_clocks ? "aligned" : "local") + "\n" + summary + offsets;
     const std::string path = g.output + "/summary.txt";
     if (FILE *f = std::fopen(path.c_str(), "w")) {
       std::fputs(summary.c_str(), f);

@@ -12,6 +12,13 @@ file system.
 
 Needs root and iproute2. Everything made is removed on exit, on an exception and on
 SIGTERM/SIGINT; names carry the process id, so two runs never collide.
+
+A host may also be given its own clock: `Cluster(3, monotonic_offsets=[0, 1000, -500])`
+starts every process of host i in a Linux time namespace whose CLOCK_MONOTONIC and
+CLOCK_BOOTTIME run offsets[i] seconds ahead of the machine's (behind, if negative), as on
+hosts booted at different times. Clocks still run at one rate: a namespace shifts a clock,
+it cannot make it drift. Every process a launcher starts on one host through the agent
+gets the same offset, so the host's processes share one clock, as on a real host.
 """
 
 import os
@@ -27,7 +34,9 @@ SKIP = 77
 AGENT = r"""#!/bin/sh
 # Remote-shell agent of a network-namespace cluster: AGENT [ssh options] HOST COMMAND...
 # Runs COMMAND (joined, through sh, as ssh would) inside HOST's network namespace, in a new
-# UTS namespace named after the host.
+# UTS namespace named after the host (and, if the host has a clock offset, a new time
+# namespace: unshare forks, since only a child enters it; --kill-child, so the launcher's
+# signal to this process ends the command too).
 while [ $# -gt 0 ]; do
   case "$1" in
     -x|-X|-T|-t|-n|-q) shift ;;
@@ -41,7 +50,11 @@ case "$host" in
   *) echo "netns agent: unknown host '$host' (known: @KNOWN@)" >&2; exit 255 ;;
 esac
 # A remote shell starts with a clean environment: only what the launcher forwards arrives.
-exec env -i PATH="$PATH" HOME="${HOME:-/}" ip netns exec "$ns" unshare --uts sh -c 'hostname "$1"; shift; exec sh -c "$*"' sh "$name" "$@"
+set -- sh -c 'hostname "$1"; shift; exec sh -c "$*"' sh "$name" "$@"
+if [ -n "$clock" ]; then
+  set -- --time --fork --kill-child --monotonic "$clock" --boottime "$clock" -- "$@"
+fi
+exec env -i PATH="$PATH" HOME="${HOME:-/}" ip netns exec "$ns" unshare --uts "$@"
 """
 
 
@@ -65,13 +78,40 @@ def unavailable():
     return None
 
 
+def time_namespaces_unavailable():
+    """Why hosts cannot be given their own clocks (Linux time namespaces, kernel 5.6 or
+    later with CONFIG_TIME_NS, and util-linux's unshare --time), or None if they can."""
+    try:
+        probe = subprocess.run(["unshare", "--time", "--fork", "--monotonic", "100", "cat",
+                                "/proc/self/timens_offsets"], capture_output=True, text=True,
+                               timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"cannot run unshare --time: {e}"
+    if probe.returncode != 0:
+        return "unshare --time failed: " + probe.stderr.strip()
+    if "monotonic" not in probe.stdout or " 100 " not in probe.stdout:
+        return f"the time namespace did not take the offset: {probe.stdout.strip()!r}"
+    return None
+
+
 class Cluster:
     """`with Cluster(3) as c:` gives c.hosts (names), c.addresses, c.agent (path) and
     c.hostfile(slots) for the launcher."""
 
-    def __init__(self, count, subnet_octet=None):
+    def __init__(self, count, subnet_octet=None, monotonic_offsets=None):
         if not 2 <= count <= 4:
             raise ValueError("a namespace cluster has 2 to 4 hosts")
+        offsets = list(monotonic_offsets) if monotonic_offsets is not None else [0] * count
+        if len(offsets) != count or not all(isinstance(o, int) for o in offsets):
+            raise ValueError(f"monotonic_offsets: one whole number of seconds per host "
+                             f"({count}), not {monotonic_offsets!r}")
+        # The kernel refuses an offset that would put a clock before zero.
+        with open("/proc/uptime") as f:
+            uptime = float(f.read().split()[0])
+        if min(offsets) < 0 and -min(offsets) >= uptime - 60:
+            raise ValueError(f"monotonic offset {min(offsets)} s: this machine has been up "
+                             f"{uptime:.0f} s only; a clock cannot go below zero")
+        self.monotonic_offsets = offsets
         self.count = count
         self.tag = f"{os.getpid() % 100000}"
         octet = subnet_octet if subnet_octet is not None else 100 + os.getpid() % 150
@@ -135,8 +175,10 @@ class Cluster:
             _run("ip", "-n", ns, "addr", "add", f"{self.addresses[i]}/24", "dev", inside)
             _run("ip", "-n", ns, "link", "set", inside, "up")
         cases = []
-        for h, a, ns in zip(self.hosts, self.addresses, self.namespaces):
-            cases.append(f'  {h}|{a}) ns={ns}; name={h} ;;')
+        for h, a, ns, off in zip(self.hosts, self.addresses, self.namespaces,
+                                 self.monotonic_offsets):
+            clock = str(off) if off else ""
+            cases.append(f'  {h}|{a}) ns={ns}; name={h}; clock={clock} ;;')
         text = AGENT.replace("@CASES@", "\n".join(cases)).replace(
             "@KNOWN@", " ".join(self.hosts + self.addresses))
         self.agent = os.path.join(self.dir, "netns-agent")

@@ -6,6 +6,8 @@ Run by ctest (label `cluster`) with the paths in the environment:
   PNMPI_CLUSTER_FLAVOR   openmpi | mpich
   PNMPI_CLUSTER_LAUNCHER the MPI's mpirun/mpiexec
   PNMPI_CLUSTER_APP      tests/cluster/apps/pairs, linked with libpnmpi
+  PNMPI_CLUSTER_CLOCK_APP tests/cluster/apps/clock_pingpong, linked with libpnmpi
+  PNMPI_CLUSTER_HAVE_TRACE 1 if module trace is built (the clock test needs it)
   PNMPI_CLUSTER_MODULES  the build's module repository (holds monitor.so)
   PNMPI_CLUSTER_REPORT   pnmpi-report
 Exits 77 (skipped) when the machine cannot make namespaces (not root, no iproute2).
@@ -25,6 +27,8 @@ import netns_cluster  # noqa: E402
 FLAVOR = os.environ.get("PNMPI_CLUSTER_FLAVOR", "openmpi")
 LAUNCHER = os.environ.get("PNMPI_CLUSTER_LAUNCHER", "")
 APP = os.environ.get("PNMPI_CLUSTER_APP", "")
+CLOCK_APP = os.environ.get("PNMPI_CLUSTER_CLOCK_APP", "")
+HAVE_TRACE = os.environ.get("PNMPI_CLUSTER_HAVE_TRACE", "0") == "1"
 MODULES = os.environ.get("PNMPI_CLUSTER_MODULES", "")
 REPORT = os.environ.get("PNMPI_CLUSTER_REPORT", "")
 
@@ -49,6 +53,83 @@ def inter_node_bytes(gathered, hosts):
     return inside, between
 
 
+# The clock test: each host's CLOCK_MONOTONIC ahead of the machine's by these offsets
+# (seconds; node1, rank 0's host, first): node2 1000 s ahead of node1, node3 500 s behind
+# it (and none behind the machine's clock, which may have run for less than 500 s). Then
+# the ranks per host and the bounds the aligned trace must meet.
+CLOCK_OFFSETS = [500, 1500, 0]
+CLOCK_SLOTS = [2, 1, 1]          # ranks 0, 1 on node1 (same clock), 2 on node2, 3 on node3
+CLOCK_ROUNDS = 20
+# A 64-byte message across the bridge takes ~0.1 ms, but 4 busy-polling ranks on a loaded
+# 2-core machine see tens of milliseconds of scheduling noise on single messages: every
+# message must take less than LATENCY_BOUND, and the fastest of each rank pair's (direction
+# counts: a clock error makes one direction faster, the other slower) less than
+# FASTEST_BOUND.
+LATENCY_BOUND = 1.0              # s
+FASTEST_BOUND = 0.010            # s
+# The trace reports how far each offset can be off (bound-init, bound-finalize): the
+# injected offset must lie within it, and on this machine it must be below this.
+MAX_OFFSET_BOUND = 0.005         # s
+
+
+def trace_reader():
+    """pnmpi-report's OTF2 reader (tools/report/pnmpi_report/trace_reader.py)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(REPORT)))
+    from pnmpi_report import trace_reader as reader
+    return reader
+
+
+def misordered(trace, bounds):
+    """What in `trace` no single clock allows: a receive that completes before its send
+    began, a message latency (from the later of its send and its receive call to the
+    receive's completion) not in (0, LATENCY_BOUND], a pair of ranks whose fastest message
+    in one direction took more than FASTEST_BOUND, a barrier some rank left before another
+    entered it. `bounds`: rank -> how far its aligned times can be off (s); two ranks' times
+    are compared within the sum of theirs, or exactly if they share a host (and so a clock
+    and an offset). A list of lines, empty if the times are consistent."""
+    def slack(a, b):
+        return 0.0 if trace.hosts[a] == trace.hosts[b] else bounds[a] + bounds[b]
+
+    problems = []
+    fastest = {}
+    for m in trace.messages:
+        if m.recv_time is None:
+            problems.append(f"unmatched message {m}")
+            continue
+        tolerance = slack(m.sender, m.receiver)
+        if m.recv_time <= m.send_start - tolerance:
+            problems.append(f"rank {m.receiver} received from rank {m.sender} (tag {m.tag}) "
+                            f"{(m.send_start - m.recv_time) * 1e3:.3f} ms before the send began "
+                            f"(the clocks may be {tolerance * 1e3:.3f} ms apart)")
+        latency = m.recv_time - max(m.send_start, m.recv_start)
+        if not -tolerance < latency <= LATENCY_BOUND:
+            problems.append(f"message rank {m.sender} -> {m.receiver} (tag {m.tag}): latency "
+                            f"{latency * 1e3:.3f} ms")
+        pair = (m.sender, m.receiver)
+        fastest[pair] = min(fastest.get(pair, latency), latency)
+    for (sender, receiver), latency in sorted(fastest.items()):
+        if latency > FASTEST_BOUND + slack(sender, receiver):
+            problems.append(f"messages rank {sender} -> {receiver}: the fastest took "
+                            f"{latency * 1e3:.3f} ms")
+    barriers = {}
+    for c in trace.collectives:
+        if c.routine == "MPI_Barrier":
+            barriers.setdefault(c.rank, []).append(c)
+    counts = {len(b) for b in barriers.values()}
+    if len(barriers) != trace.ranks or len(counts) != 1:
+        per_rank = sorted((r, len(b)) for r, b in barriers.items())
+        return problems + [f"barriers per rank (rank, count) differ: {per_rank}"]
+    for k in range(counts.pop()):
+        calls = [barriers[r][k] for r in sorted(barriers)]
+        last_in = max(calls, key=lambda c: c.start)
+        first_out = min(calls, key=lambda c: c.end)
+        if first_out.end < last_in.start - slack(first_out.rank, last_in.rank):
+            problems.append(f"barrier {k}: rank {first_out.rank} left it "
+                            f"{(last_in.start - first_out.end) * 1e3:.3f} ms before rank "
+                            f"{last_in.rank} entered it")
+    return problems
+
+
 class ClusterRun(unittest.TestCase):
     cluster = None
 
@@ -60,14 +141,17 @@ class ClusterRun(unittest.TestCase):
                 raise RuntimeError(f"{name} is not set")
         cls.work = tempfile.mkdtemp(prefix="pnmpi-cluster-work-")
 
-    def launch(self, cluster, ranks, slots, extra_env, args, rankfile=None, machinefile=None):
-        """Runs APP on the cluster; returns (completed process, world rank -> host)."""
+    def launch(self, cluster, ranks, slots, extra_env, args, rankfile=None, machinefile=None,
+               app=None, hostfile=None):
+        """Runs APP (or `app`) on the cluster; returns (completed process, world rank ->
+        host). `slots`: ranks per host, unless a `hostfile` (Open MPI) or `machinefile` (MPICH)
+        replaces the cluster's."""
         env = dict(os.environ)
         env.update(extra_env)
         if FLAVOR == "openmpi":
             env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
             argv = [LAUNCHER, "-n", str(ranks)] + cluster.openmpi_options()
-            argv += ["--hostfile", cluster.hostfile(slots)]
+            argv += ["--hostfile", hostfile or cluster.hostfile(slots)]
             if rankfile:
                 argv += ["--rankfile", rankfile]
             # What a remote shell would carry: only what the launcher forwards.
@@ -83,12 +167,12 @@ class ClusterRun(unittest.TestCase):
             argv += ["-f", machinefile]
             for name in extra_env:
                 argv += ["-genv", name, extra_env[name]]
-        argv += [APP] + [str(a) for a in args]
+        argv += [app or APP] + [str(a) for a in args]
         run = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=TIMEOUT)
         self.assertEqual(run.returncode, 0, f"{' '.join(argv)}\n{run.stdout}\n{run.stderr}")
         placed = {}
         for line in run.stdout.splitlines():
-            m = re.fullmatch(r"rank (\d+) on (\S+)", line.strip())
+            m = re.match(r"rank (\d+) on (\S+)", line.strip())
             if m:
                 placed[int(m.group(1))] = m.group(2)
         self.assertEqual(sorted(placed), list(range(ranks)), run.stdout)
@@ -174,6 +258,105 @@ class ClusterRun(unittest.TestCase):
             for r in range(8):
                 self.assertEqual(reordered[r], reordered[(r + 4) % 8], reordered)
             self.assertEqual(sorted(reordered.count(h) for h in set(reordered)), [4, 4])
+
+    def test_trace_aligns_clocks_across_hosts(self):
+        """Hosts with their own CLOCK_MONOTONIC (time namespaces: node2 1000 s ahead of
+        node1, node3 500 s behind): the trace measures the offsets (rank 1 shares rank 0's
+        clock: exactly 0) and its aligned archive orders every message and barrier as one
+        clock would. The same job traced with 'argument clock local' (each rank's own
+        clock) fails those checks: they can fail."""
+        if not HAVE_TRACE:
+            self.skipTest("module trace is not built (no OTF2): nothing to align")
+        if not CLOCK_APP or not REPORT:
+            self.fail("PNMPI_CLUSTER_CLOCK_APP and PNMPI_CLUSTER_REPORT must be set")
+        why = netns_cluster.time_namespaces_unavailable()
+        if why:
+            self.fail(f"this test gives each host its own clock with a time namespace: {why}")
+        reader = trace_reader()
+        ranks = sum(CLOCK_SLOTS)
+        with netns_cluster.Cluster(3, monotonic_offsets=CLOCK_OFFSETS) as cluster:
+            hostfile = os.path.join(cluster.dir, "hosts.clock")
+            machinefile = os.path.join(cluster.dir, "machines.clock")
+            with open(hostfile, "w") as f:
+                f.writelines(f"{a} slots={n}\n" for a, n in zip(cluster.addresses, CLOCK_SLOTS))
+            with open(machinefile, "w") as f:
+                f.writelines(f"{a}:{n}\n" for a, n in zip(cluster.addresses, CLOCK_SLOTS))
+            traces = {}
+            for mode in ("aligned", "local"):
+                out = os.path.join(self.work, f"clock-{mode}")
+                conf = out + ".pnmpi-conf"
+                with open(conf, "w") as f:
+                    f.write(f"module trace\nargument output {out}\nargument clock {mode}\n")
+                run, placed = self.launch(
+                    cluster, ranks, None, {"PNMPI_CONF": conf, "PNMPI_LIB_PATH": MODULES},
+                    [CLOCK_ROUNDS], machinefile=machinefile, app=CLOCK_APP, hostfile=hostfile)
+                self.assertEqual(placed, ["node1", "node1", "node2", "node3"])
+                traces[mode] = (out, run)
+            injected = [CLOCK_OFFSETS[cluster.hosts.index(h)] for h in placed]
+
+        # The hosts' clocks really differ: each rank's CLOCK_MONOTONIC just after the last
+        # barrier, against rank 0's, is the injected offset (to within the barrier's exit).
+        out, run = traces["aligned"]
+        monotonic = {int(m.group(1)): float(m.group(2))
+                     for m in re.finditer(r"rank (\d+) on \S+ monotonic (\S+)", run.stdout)}
+        for r in range(ranks):
+            self.assertAlmostEqual(monotonic[r] - monotonic[0], injected[r] - injected[0],
+                                   delta=1.0, msg=f"rank {r}'s clock\n{run.stdout}")
+
+        # The offsets the trace measured: what to add to a rank's clock to read rank 0's, and
+        # how far each can be off.
+        bounds = {}
+        for mode, (out, run) in traces.items():
+            with open(os.path.join(out, "summary.txt")) as f:
+                summary = f.read()
+            self.assertIn(f"\nclock {mode}\n", summary)
+            reported = {}
+            for m in re.finditer(r"^clock rank (\d+) host (\S+) offset-init (-?\d+) "
+                                 r"offset-finalize (-?\d+) bound-init (\d+) "
+                                 r"bound-finalize (\d+)$", summary, re.M):
+                reported[int(m.group(1))] = (m.group(2),) + tuple(map(int, m.groups()[2:]))
+            self.assertEqual(sorted(reported), list(range(ranks)), summary)
+            for r in range(ranks):
+                host, at_init, at_finalize, bound_init, bound_finalize = reported[r]
+                self.assertEqual(host, placed[r], summary)
+                expected = (injected[0] - injected[r]) * 1e9
+                if placed[r] == placed[0]:
+                    self.assertEqual(reported[r][1:], (0, 0, 0, 0), summary)
+                for value, bound in ((at_init, bound_init), (at_finalize, bound_finalize)):
+                    self.assertLessEqual(bound, MAX_OFFSET_BOUND * 1e9, f"{mode}\n{summary}")
+                    # The summary rounds the offset to 1 ns and the bound up.
+                    self.assertAlmostEqual(value, expected, delta=bound + 1,
+                                           msg=f"{mode}: rank {r}\n{summary}")
+                if mode == "aligned":
+                    bounds[r] = max(bound_init, bound_finalize) / 1e9
+            # The same in the archive's properties (the Python bindings do not read them).
+            info = subprocess.run(["otf2-print", "-I", os.path.join(out, "traces.otf2")],
+                                  capture_output=True, text=True, timeout=TIMEOUT)
+            self.assertEqual(info.returncode, 0, info.stderr)
+            properties = dict(re.findall(r"Property name +(\S+)\nProperty value +(.*)",
+                                         info.stdout))
+            self.assertTrue(properties.get("PNMPI::CLOCK_ALIGNMENT", "").startswith(
+                "applied" if mode == "aligned" else "none"), info.stdout)
+            self.assertEqual(properties.get("PNMPI::CLOCK_OFFSETS"), "; ".join(
+                f"rank {r} host {reported[r][0]} offset-init {reported[r][1]} "
+                f"offset-finalize {reported[r][2]} bound-init {reported[r][3]} "
+                f"bound-finalize {reported[r][4]}" for r in range(ranks)), info.stdout)
+
+        # Aligned: every message and barrier in order, as on one clock.
+        trace = reader.read(traces["aligned"][0])
+        self.assertEqual(trace.unmatched_sends, 0)
+        self.assertEqual(trace.unmatched_receives, 0)
+        pairs = ranks * (ranks - 1) // 2
+        self.assertEqual(len(trace.messages), 2 * pairs * CLOCK_ROUNDS)
+        self.assertEqual(misordered(trace, bounds), [])
+        # Each rank's own clock: the messages between hosts and the barriers are out of
+        # order by hundreds of seconds; those inside node1 are not.
+        local = misordered(reader.read(traces["local"][0]), bounds)
+        crossing = [p for p in local if "before the send began" in p]
+        self.assertTrue(crossing, local)
+        self.assertTrue(any(p.startswith("barrier ") for p in local), local)
+        for p in local:
+            self.assertNotRegex(p, r"^rank [01] received from rank [01] ", local)
 
 
 if __name__ == "__main__":

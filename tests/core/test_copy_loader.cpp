@@ -6,9 +6,11 @@
 #include <cstdlib>
 #include <dirent.h>
 #include <dlfcn.h>
+#include <elf.h>
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <link.h>
 #include <sstream>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -89,6 +91,21 @@ TEST(CopyLoader, CopiesHavePrivateDataAndMapTheFilesOwnCode) {
     EXPECT_EQ(check[copy](), 14) << "copy " << copy << ": its .bss is zero, its tables relocated";
   }
   EXPECT_EQ(copy_symbol(*plan, second, "no_such_symbol"), nullptr);
+}
+
+/// The permissions ("rw-p", ...) of the mapping holding `address`, from /proc/self/maps.
+std::string permissions_at(std::uintptr_t address) {
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);) {
+    std::istringstream fields(line);
+    std::string range, perms;
+    fields >> range >> perms;
+    const std::size_t dash = range.find('-');
+    if (address >= std::stoull(range.substr(0, dash), nullptr, 16) &&
+        address < std::stoull(range.substr(dash + 1), nullptr, 16))
+      return perms;
+  }
+  return "";
 }
 
 TEST(CopyLoader, SlidCopiesShareOneMemoryImagePerSlide) {
@@ -182,6 +199,60 @@ TEST(CopyLoader, ConstructorsAndDestructorsRunOncePerCopyInOrder) {
   const std::vector<std::string> want = {"ctor " + a, "ctor " + b, "ctor " + c, "loaded 1",
                                          lines[4],    "dtor " + c, "dtor " + b, "dtor " + a};
   EXPECT_EQ(lines, want) << text;
+}
+
+TEST(CopyLoader, RelroPagesStayWritableUntilTheCopyIsProtected) {
+  // In a child: the copies must not add to the mappings the other tests count.
+  const std::string text = lines_of_child([](int fd) {
+    const std::string path = PNMPI_TEST_COPY_FIXTURE;
+    const std::vector<unsigned char> bytes = read_file(path);
+    const auto *header = reinterpret_cast<const ElfW(Ehdr) *>(bytes.data());
+    const auto *phdrs = reinterpret_cast<const ElfW(Phdr) *>(bytes.data() + header->e_phoff);
+    std::uintptr_t relro = 0, relro_size = 0;
+    for (int i = 0; i < header->e_phnum; ++i)
+      if (phdrs[i].p_type == PT_GNU_RELRO) {
+        relro = phdrs[i].p_vaddr;
+        relro_size = phdrs[i].p_memsz;
+      }
+    void *first = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    std::string why_not;
+    CopyPlanPtr plan = plan_copies(bytes, path, first, why_not);
+    std::vector<std::uint64_t> slides = slide_amounts(bytes, why_not);
+    if (relro == 0 || first == nullptr || plan == nullptr || slides.empty())
+      std::exit(2);
+    slides.insert(slides.begin(), 0);
+    for (const std::uint64_t slide : slides) {
+      const std::uintptr_t base = map_copy(*plan, bytes, slide, "test");
+      // What the dynamic linker protects: both ends rounded down, so a RELRO within one
+      // page (at some slides) leaves that page writable.
+      const std::uintptr_t page = (base + relro) & ~std::uintptr_t{4095};
+      const bool protects = page < ((base + relro + relro_size) & ~std::uintptr_t{4095});
+      const std::string before = permissions_at(page).substr(0, 3);
+      protect_copy(*plan, base);
+      const std::string line =
+          std::to_string(protects) + " " + before + " " + permissions_at(page).substr(0, 3) + " " +
+          std::to_string(symbol<IntFn>(*plan, base, "copy_fixture_check")()) + "\n";
+      if (::write(fd, line.data(), line.size()) < 0)
+        std::exit(3);
+    }
+  });
+  std::istringstream in(text);
+  int protected_copies = 0, copies = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("ctor", 0) == 0 || line.rfind("dtor", 0) == 0)
+      continue;
+    std::istringstream fields(line);
+    int protects = 0, check = 0;
+    std::string before, after;
+    ASSERT_TRUE(fields >> protects >> before >> after >> check) << text;
+    ++copies;
+    protected_copies += protects;
+    EXPECT_EQ(before, "rw-") << "relocated but not yet bound: still writable\n" << text;
+    EXPECT_EQ(after, protects ? "r--" : "rw-") << text;
+    EXPECT_EQ(check, 14) << text;
+  }
+  EXPECT_GE(copies, 2) << text;
+  EXPECT_GE(protected_copies, 1) << "no copy had a RELRO page to protect\n" << text;
 }
 
 TEST(CopyLoader, ACxxCopyThrowsAndCatchesInsideItself) {

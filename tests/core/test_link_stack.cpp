@@ -33,8 +33,8 @@ TEST(LinkStack, HeadsAndChainsFollowConfigOrderPerRoutine) {
   EXPECT_EQ(ls.heads[0][0], 100010u);
   EXPECT_EQ(ls.heads[0][1], 100020u);
   EXPECT_EQ(ls.heads[0][2], 1002u) << "a routine nobody wraps starts at MPI";
-  ASSERT_EQ(ls.chains[0][0].size(), 2u);
-  EXPECT_EQ(ls.chains[0][0][1].layer, 2);
+  ASSERT_EQ(ls.chain(0, 0).size(), 2u);
+  EXPECT_EQ(ls.chain(0, 0)[1].layer, 2);
   EXPECT_EQ(ls.next_after(0, 0, 0, kBottom[0]), 300010u) << "skips b, which does not wrap 0";
   EXPECT_EQ(ls.next_after(0, 0, 1, kBottom[1]), 200020u);
   EXPECT_EQ(ls.next_after(0, 1, 1, kBottom[1]), 1001u);

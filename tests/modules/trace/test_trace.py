@@ -476,6 +476,114 @@ class TraceTest(unittest.TestCase):
             self.assertIn("the trace is incomplete: the job did not reach MPI_Finalize",
                           r.stderr)
 
+    def test_threads(self):
+        """MPI_THREAD_MULTIPLE, 2 ranks x (main thread + 3 workers): one location per
+        thread, each with exactly its thread's calls; every worker's messages on its own
+        communicator with its own tags, matched with the other rank's same worker; per
+        location, timestamps never run backwards (and none was moved to make them)."""
+        work = scratch("threads")
+        out = os.path.join(work, "trace")
+        n = 25  # ping-pongs per worker
+        proc = run_job(2, f"module trace\nargument output {out}\n",
+                       [CONFIG["threads_app"], str(n)], work)
+        self.assertEqual(proc.returncode, 0, describe(proc))
+        self.assertIn("threads ok", proc.stdout)
+        self.assertEqual(proc.stderr, "")
+        with open(os.path.join(out, "summary.txt")) as f:
+            summary = f.read()
+        for rank in (0, 1):
+            self.assertRegex(summary, rf"\nrank {rank}: events \d+ threads 4 flushes 0 dropped 0 "
+                             r"unknown-objects 0 reordered 0\n")
+
+        import otf2
+        from otf2 import events as ev
+        per_location, times, names = {}, {}, {}
+        with otf2.reader.open(os.path.join(out, "traces.otf2")) as reader:
+            for loc in reader.definitions.locations:
+                names[loc._ref] = (rank_of(loc), loc.name)
+            for location, e in reader.events:
+                key = location._ref
+                times.setdefault(key, []).append(e.time)
+                if isinstance(e, (ev.Enter, ev.Leave)):
+                    t = (type(e).__name__, e.region.name)
+                elif isinstance(e, (ev.MpiSend, ev.MpiRecv)):
+                    peer = e.receiver if isinstance(e, ev.MpiSend) else e.sender
+                    t = (type(e).__name__, peer, e.msg_tag, e.msg_length, e.communicator.name)
+                elif isinstance(e, ev.MpiCollectiveEnd):
+                    t = ("MpiCollectiveEnd", str(e.collective_op).split(".")[-1],
+                         e.communicator.name)
+                else:
+                    t = (type(e).__name__,)
+                per_location.setdefault(key, []).append(t)
+
+        # Locations: "Master thread" and "Thread 1..3" on each rank, id thread << 32 | rank.
+        expected_names = {}
+        for rank in (0, 1):
+            expected_names[rank] = (rank, "Master thread")
+            for thread in (1, 2, 3):
+                expected_names[thread << 32 | rank] = (rank, f"Thread {thread}")
+        self.assertEqual(names, expected_names)
+        self.assertEqual(sorted(per_location), sorted(expected_names))
+
+        for key, t in times.items():
+            self.assertEqual(t, sorted(t), f"location {names[key]}: timestamps run backwards")
+
+        worker_comm = {}
+        for rank in (0, 1):
+            main = per_location[rank]
+            expected = call("MPI_Init_thread") + call("MPI_Comm_dup") * 3
+            for _ in range(5):
+                expected += call("MPI_Barrier", ("MpiCollectiveBegin",),
+                                 ("MpiCollectiveEnd", "BARRIER", "MPI_COMM_WORLD"))
+                expected += call("MPI_Allreduce", ("MpiCollectiveBegin",),
+                                 ("MpiCollectiveEnd", "ALLREDUCE", "MPI_COMM_WORLD"))
+            expected += call("MPI_Bcast", ("MpiCollectiveBegin",),
+                             ("MpiCollectiveEnd", "BCAST", "MPI_COMM_WORLD"))
+            expected += call("MPI_Comm_free") * 3 + call("MPI_Finalize")
+            self.assertEqual(main, expected, f"rank {rank}'s master thread")
+
+            # Which worker a thread location is, by the tag it sent: threads are numbered
+            # in the order of their first call, which the scheduler decides.
+            comms = set()
+            workers = {}
+            for thread in (1, 2, 3):
+                events = per_location[thread << 32 | rank]
+                sent = [e for e in events if e[0] == "MpiSend"]
+                self.assertTrue(sent, f"rank {rank} thread {thread}: no send: {events[:6]}")
+                worker = sent[0][2] - (10 if rank == 0 else 20)
+                self.assertNotIn(worker, workers, f"rank {rank}: two threads sent as worker "
+                                 f"{worker}")
+                workers[worker] = thread
+                comm = sent[0][4]
+                comms.add(comm)
+                worker_comm[rank, worker] = comm
+                size = 8 * (worker + 1)
+                send = call("MPI_Send", ("MpiSend", 1 - rank, (10 if rank == 0 else 20) + worker,
+                                         size, comm))
+                recv = call("MPI_Recv", ("MpiRecv", 1 - rank, (20 if rank == 0 else 10) + worker,
+                                         size, comm))
+                self.assertEqual(events, (send + recv if rank == 0 else recv + send) * n,
+                                 f"rank {rank} thread {thread} (worker {worker})")
+            self.assertEqual(sorted(workers), [0, 1, 2])
+            # Each worker on a communicator of its own, none of them MPI_COMM_WORLD.
+            self.assertEqual(len(comms), 3, comms)
+            self.assertNotIn("MPI_COMM_WORLD", comms)
+        # Worker t of either rank on the same (global) communicator.
+        for worker in range(3):
+            self.assertEqual(worker_comm[0, worker], worker_comm[1, worker], worker_comm)
+
+        # Every message matched, on its worker's communicator, completed after it was sent.
+        trace = report_module("trace_reader").read(out)
+        self.assertEqual(trace.unmatched_sends, 0)
+        self.assertEqual(trace.unmatched_receives, 0)
+        self.assertEqual(len(trace.messages), 2 * 3 * n)
+        for m in trace.messages:
+            self.assertIsNotNone(m.recv_time, m)
+            self.assertGreaterEqual(m.recv_time, m.send_start, m)
+            self.assertEqual(m.size, 8 * (m.tag % 10 + 1), m)
+        regions = {(r.rank, r.thread) for r in trace.regions}
+        self.assertEqual(regions, {(rank, t) for rank in (0, 1) for t in range(4)})
+
 
 if __name__ == "__main__":
     with open(sys.argv[1]) as f:
