@@ -40,6 +40,9 @@ enum RecordFlag : std::uint8_t {
   kFlagNonblockingIo = 4, ///< kIoBegin: a nonblocking I/O operation
 };
 
+/// kIoBegin's bytes2 when the operation's offset is not known (written without the offset).
+constexpr std::uint64_t kNoOffset = ~std::uint64_t{0};
+
 enum IoMode : std::int32_t { kIoRead = 0, kIoWrite = 1 };
 enum RmaOp : std::int32_t { kRmaPut = 0, kRmaGet = 1, kRmaAtomic = 2 };
 

@@ -7,7 +7,7 @@
 // Test that completes it. A status the application ignores is replaced by one of our own,
 // since the received size is read from it.
 
-#include "trace.h"
+#include "collectives.h"
 
 #include <vector>
 
@@ -91,28 +91,40 @@ void completed_some(const Before &b, int outcount, const int *indices, const MPI
 
 } // namespace
 
-#define SEND_PARAMS const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm
+#define SEND_PARAMS(CT)                                                                            \
+  const void *buf, CT count, MPI_Datatype type, int dest, int tag, MPI_Comm comm
 #define SEND_ARGS buf, count, type, dest, tag, comm
+#define RECV_PARAMS(CT) void *buf, CT count, MPI_Datatype type, int source, int tag, MPI_Comm comm
+#define RECV_ARGS buf, count, type, source, tag, comm
 
-#define DEFINE_SEND(NAME)                                                                          \
-  PNMPI_EXPORT int MPI_##NAME(SEND_PARAMS) {                                                       \
-    if (!traced(r_##NAME))                                                                         \
-      return PMPI_##NAME(SEND_ARGS);                                                               \
-    const std::uint64_t t0 = now();                                                                \
-    const int rc = PMPI_##NAME(SEND_ARGS);                                                         \
-    const std::uint64_t t1 = now();                                                                \
+// The untraced path, or the call timed: t0, rc, t1.
+#define TIMED(NAME, ...)                                                                           \
+  if (!traced(r_##NAME))                                                                           \
+    return PMPI_##NAME(__VA_ARGS__);                                                               \
+  const std::uint64_t t0 = now();                                                                  \
+  const int rc = PMPI_##NAME(__VA_ARGS__);                                                         \
+  const std::uint64_t t1 = now();
+// The same for a call with a status, which is read: one of our own if the caller ignores it.
+#define TIMED_STATUS(NAME, ...)                                                                    \
+  if (!traced(r_##NAME))                                                                           \
+    return PMPI_##NAME(__VA_ARGS__, status);                                                       \
+  MPI_Status own;                                                                                  \
+  MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;                                    \
+  const std::uint64_t t0 = now();                                                                  \
+  const int rc = PMPI_##NAME(__VA_ARGS__, st);                                                     \
+  const std::uint64_t t1 = now();
+
+#define DEFINE_SEND(NAME, CT)                                                                      \
+  PNMPI_EXPORT int MPI_##NAME(SEND_PARAMS(CT)) {                                                   \
+    TIMED(NAME, SEND_ARGS)                                                                         \
     message(kSend, r_##NAME, t0, comm, dest, tag, bytes_of(count, type), 0);                       \
     call_record(r_##NAME, t0, t1);                                                                 \
     return rc;                                                                                     \
   }
 
-#define DEFINE_ISEND(NAME)                                                                         \
-  PNMPI_EXPORT int MPI_##NAME(SEND_PARAMS, MPI_Request *request) {                                 \
-    if (!traced(r_##NAME))                                                                         \
-      return PMPI_##NAME(SEND_ARGS, request);                                                      \
-    const std::uint64_t t0 = now();                                                                \
-    const int rc = PMPI_##NAME(SEND_ARGS, request);                                                \
-    const std::uint64_t t1 = now();                                                                \
+#define DEFINE_ISEND(NAME, CT)                                                                     \
+  PNMPI_EXPORT int MPI_##NAME(SEND_PARAMS(CT), MPI_Request *request) {                             \
+    TIMED(NAME, SEND_ARGS, request)                                                                \
     if (rc == MPI_SUCCESS && dest != MPI_PROC_NULL) {                                              \
       Pending p;                                                                                   \
       p.kind = kIsend;                                                                             \
@@ -125,13 +137,9 @@ void completed_some(const Before &b, int outcount, const int *indices, const MPI
     return rc;                                                                                     \
   }
 
-#define DEFINE_SEND_INIT(NAME)                                                                     \
-  PNMPI_EXPORT int MPI_##NAME(SEND_PARAMS, MPI_Request *request) {                                 \
-    if (!traced(r_##NAME))                                                                         \
-      return PMPI_##NAME(SEND_ARGS, request);                                                      \
-    const std::uint64_t t0 = now();                                                                \
-    const int rc = PMPI_##NAME(SEND_ARGS, request);                                                \
-    const std::uint64_t t1 = now();                                                                \
+#define DEFINE_SEND_INIT(NAME, CT)                                                                 \
+  PNMPI_EXPORT int MPI_##NAME(SEND_PARAMS(CT), MPI_Request *request) {                             \
+    TIMED(NAME, SEND_ARGS, request)                                                                \
     if (rc == MPI_SUCCESS && dest != MPI_PROC_NULL) {                                              \
       Persistent p;                                                                                \
       p.kind = kIsend;                                                                             \
@@ -146,30 +154,121 @@ void completed_some(const Before &b, int outcount, const int *indices, const MPI
     return rc;                                                                                     \
   }
 
+#define DEFINE_RECV_INIT(NAME, CT)                                                                 \
+  PNMPI_EXPORT int MPI_##NAME(RECV_PARAMS(CT), MPI_Request *request) {                             \
+    TIMED(NAME, RECV_ARGS, request)                                                                \
+    if (rc == MPI_SUCCESS && source != MPI_PROC_NULL) {                                            \
+      Persistent p;                                                                                \
+      p.kind = kIrecvRequest;                                                                      \
+      p.routine = r_##NAME;                                                                        \
+      p.object = key_of(comm);                                                                     \
+      remember_persistent(*request, p);                                                            \
+    }                                                                                              \
+    call_record(r_##NAME, t0, t1);                                                                 \
+    return rc;                                                                                     \
+  }
+
+#define DEFINE_RECV(NAME, CT)                                                                      \
+  PNMPI_EXPORT int MPI_##NAME(RECV_PARAMS(CT), MPI_Status *status) {                               \
+    TIMED_STATUS(NAME, RECV_ARGS)                                                                  \
+    if (rc == MPI_SUCCESS)                                                                         \
+      received(r_##NAME, t1, comm, st);                                                            \
+    call_record(r_##NAME, t0, t1);                                                                 \
+    return rc;                                                                                     \
+  }
+
+#define DEFINE_IRECV(NAME, CT)                                                                     \
+  PNMPI_EXPORT int MPI_##NAME(RECV_PARAMS(CT), MPI_Request *request) {                             \
+    TIMED(NAME, RECV_ARGS, request)                                                                \
+    if (rc == MPI_SUCCESS && source != MPI_PROC_NULL) {                                            \
+      Pending p;                                                                                   \
+      p.kind = kIrecvRequest;                                                                      \
+      p.object = key_of(comm);                                                                     \
+      p.routine = r_##NAME;                                                                        \
+      op_record(kIrecvRequest, r_##NAME, t1)->x = remember(*request, p);                           \
+    }                                                                                              \
+    call_record(r_##NAME, t0, t1);                                                                 \
+    return rc;                                                                                     \
+  }
+
+#define DEFINE_SENDRECV(NAME, CT)                                                                  \
+  PNMPI_EXPORT int MPI_##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, int dest,  \
+                              int sendtag, void *recvbuf, CT recvcount, MPI_Datatype recvtype,     \
+                              int source, int recvtag, MPI_Comm comm, MPI_Status *status) {        \
+    TIMED_STATUS(NAME, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,  \
+                 source, recvtag, comm)                                                            \
+    message(kSend, r_##NAME, t0, comm, dest, sendtag, bytes_of(sendcount, sendtype), 0);           \
+    if (rc == MPI_SUCCESS)                                                                         \
+      received(r_##NAME, t1, comm, st);                                                            \
+    call_record(r_##NAME, t0, t1);                                                                 \
+    return rc;                                                                                     \
+  }
+
+#define DEFINE_SENDRECV_REPLACE(NAME, CT)                                                          \
+  PNMPI_EXPORT int MPI_##NAME(void *buf, CT count, MPI_Datatype type, int dest, int sendtag,       \
+                              int source, int recvtag, MPI_Comm comm, MPI_Status *status) {        \
+    TIMED_STATUS(NAME, buf, count, type, dest, sendtag, source, recvtag, comm)                     \
+    message(kSend, r_##NAME, t0, comm, dest, sendtag, bytes_of(count, type), 0);                   \
+    if (rc == MPI_SUCCESS)                                                                         \
+      received(r_##NAME, t1, comm, st);                                                            \
+    call_record(r_##NAME, t0, t1);                                                                 \
+    return rc;                                                                                     \
+  }
+
+#define DEFINE_MRECV(NAME, CT)                                                                     \
+  PNMPI_EXPORT int MPI_##NAME(void *buf, CT count, MPI_Datatype type, MPI_Message *message,        \
+                              MPI_Status *status) {                                                \
+    if (!traced(r_##NAME))                                                                         \
+      return PMPI_##NAME(buf, count, type, message, status);                                       \
+    MPI_Status own;                                                                                \
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;                                  \
+    const std::uint64_t comm = take_message(*message);                                             \
+    const std::uint64_t t0 = now();                                                                \
+    const int rc = PMPI_##NAME(buf, count, type, message, st);                                     \
+    const std::uint64_t t1 = now();                                                                \
+    if (rc == MPI_SUCCESS && comm != 0 && st->MPI_SOURCE >= 0) {                                   \
+      Record *o = op_record(kRecv, r_##NAME, t1);                                                  \
+      o->object = comm;                                                                            \
+      o->peer = st->MPI_SOURCE;                                                                    \
+      o->tag = st->MPI_TAG;                                                                        \
+      o->bytes = status_bytes(st);                                                                 \
+      o->x = 0;                                                                                    \
+    }                                                                                              \
+    call_record(r_##NAME, t0, t1);                                                                 \
+    return rc;                                                                                     \
+  }
+
+#define DEFINE_IMRECV(NAME, CT)                                                                    \
+  PNMPI_EXPORT int MPI_##NAME(void *buf, CT count, MPI_Datatype type, MPI_Message *message,        \
+                              MPI_Request *request) {                                              \
+    if (!traced(r_##NAME))                                                                         \
+      return PMPI_##NAME(buf, count, type, message, request);                                      \
+    const std::uint64_t comm = take_message(*message);                                             \
+    const std::uint64_t t0 = now();                                                                \
+    const int rc = PMPI_##NAME(buf, count, type, message, request);                                \
+    const std::uint64_t t1 = now();                                                                \
+    if (rc == MPI_SUCCESS && comm != 0) {                                                          \
+      Pending p;                                                                                   \
+      p.kind = kIrecvRequest;                                                                      \
+      p.object = comm;                                                                             \
+      p.routine = r_##NAME;                                                                        \
+      op_record(kIrecvRequest, r_##NAME, t1)->x = remember(*request, p);                           \
+    }                                                                                              \
+    call_record(r_##NAME, t0, t1);                                                                 \
+    return rc;                                                                                     \
+  }
+
+// Every point-to-point routine with a count (routines.h), with count type int and, as the
+// large-count MPI_NAME_c of MPI 4, MPI_Count.
+#define DEFINE_INT(NAME, SHAPE) DEFINE_##SHAPE(NAME, int)
+#define DEFINE_LARGE(NAME, SHAPE) DEFINE_##SHAPE(NAME, MPI_Count)
+
 extern "C" {
 
-DEFINE_SEND_INIT(Send_init)
-DEFINE_SEND_INIT(Bsend_init)
-DEFINE_SEND_INIT(Ssend_init)
-DEFINE_SEND_INIT(Rsend_init)
-
-PNMPI_EXPORT int MPI_Recv_init(void *buf, int count, MPI_Datatype type, int source, int tag,
-                               MPI_Comm comm, MPI_Request *request) {
-  if (!traced(r_Recv_init))
-    return PMPI_Recv_init(buf, count, type, source, tag, comm, request);
-  const std::uint64_t t0 = now();
-  const int rc = PMPI_Recv_init(buf, count, type, source, tag, comm, request);
-  const std::uint64_t t1 = now();
-  if (rc == MPI_SUCCESS && source != MPI_PROC_NULL) {
-    Persistent p;
-    p.kind = kIrecvRequest;
-    p.routine = r_Recv_init;
-    p.object = key_of(comm);
-    remember_persistent(*request, p);
-  }
-  call_record(r_Recv_init, t0, t1);
-  return rc;
-}
+PNMPI_TRACE_P2P_COUNTED(DEFINE_INT, )
+#if MPI_VERSION >= 4
+PNMPI_TRACE_P2P_COUNTED(DEFINE_LARGE, _c)
+#endif
 
 // A start issues the operation its request was made for: recorded as an Isend or an Irecv
 // request of the start, completed by the Wait or Test that completes it.
@@ -179,8 +278,10 @@ PNMPI_EXPORT int MPI_Start(MPI_Request *request) {
   const std::uint64_t t0 = now();
   const int rc = PMPI_Start(request);
   const std::uint64_t t1 = now();
-  if (rc == MPI_SUCCESS)
+  if (rc == MPI_SUCCESS) {
     start_persistent(r_Start, 1, request, t0);
+    start_persistent_collectives(r_Start, 1, request, t0);
+  }
   call_record(r_Start, t0, t1);
   return rc;
 }
@@ -191,87 +292,11 @@ PNMPI_EXPORT int MPI_Startall(int count, MPI_Request requests[]) {
   const std::uint64_t t0 = now();
   const int rc = PMPI_Startall(count, requests);
   const std::uint64_t t1 = now();
-  if (rc == MPI_SUCCESS)
+  if (rc == MPI_SUCCESS) {
     start_persistent(r_Startall, count, requests, t0);
-  call_record(r_Startall, t0, t1);
-  return rc;
-}
-
-DEFINE_SEND(Send)
-DEFINE_SEND(Bsend)
-DEFINE_SEND(Ssend)
-DEFINE_SEND(Rsend)
-DEFINE_ISEND(Isend)
-DEFINE_ISEND(Ibsend)
-DEFINE_ISEND(Issend)
-DEFINE_ISEND(Irsend)
-
-PNMPI_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag,
-                          MPI_Comm comm, MPI_Status *status) {
-  if (!traced(r_Recv))
-    return PMPI_Recv(buf, count, type, source, tag, comm, status);
-  MPI_Status own;
-  MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-  const std::uint64_t t0 = now();
-  const int rc = PMPI_Recv(buf, count, type, source, tag, comm, st);
-  const std::uint64_t t1 = now();
-  if (rc == MPI_SUCCESS)
-    received(r_Recv, t1, comm, st);
-  call_record(r_Recv, t0, t1);
-  return rc;
-}
-
-PNMPI_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag,
-                           MPI_Comm comm, MPI_Request *request) {
-  if (!traced(r_Irecv))
-    return PMPI_Irecv(buf, count, type, source, tag, comm, request);
-  const std::uint64_t t0 = now();
-  const int rc = PMPI_Irecv(buf, count, type, source, tag, comm, request);
-  const std::uint64_t t1 = now();
-  if (rc == MPI_SUCCESS && source != MPI_PROC_NULL) {
-    Pending p;
-    p.kind = kIrecvRequest;
-    p.object = key_of(comm);
-    p.routine = r_Irecv;
-    op_record(kIrecvRequest, r_Irecv, t1)->x = remember(*request, p);
+    start_persistent_collectives(r_Startall, count, requests, t0);
   }
-  call_record(r_Irecv, t0, t1);
-  return rc;
-}
-
-PNMPI_EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-                              int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                              int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
-  if (!traced(r_Sendrecv))
-    return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
-                         source, recvtag, comm, status);
-  MPI_Status own;
-  MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-  const std::uint64_t t0 = now();
-  const int rc = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
-                               recvtype, source, recvtag, comm, st);
-  const std::uint64_t t1 = now();
-  message(kSend, r_Sendrecv, t0, comm, dest, sendtag, bytes_of(sendcount, sendtype), 0);
-  if (rc == MPI_SUCCESS)
-    received(r_Sendrecv, t1, comm, st);
-  call_record(r_Sendrecv, t0, t1);
-  return rc;
-}
-
-PNMPI_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest,
-                                      int sendtag, int source, int recvtag, MPI_Comm comm,
-                                      MPI_Status *status) {
-  if (!traced(r_Sendrecv_replace))
-    return PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, status);
-  MPI_Status own;
-  MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-  const std::uint64_t t0 = now();
-  const int rc = PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, st);
-  const std::uint64_t t1 = now();
-  message(kSend, r_Sendrecv_replace, t0, comm, dest, sendtag, bytes_of(count, type), 0);
-  if (rc == MPI_SUCCESS)
-    received(r_Sendrecv_replace, t1, comm, st);
-  call_record(r_Sendrecv_replace, t0, t1);
+  call_record(r_Startall, t0, t1);
   return rc;
 }
 
@@ -332,47 +357,6 @@ PNMPI_EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_
 }
 
 // A matched receive is recorded as MPI_Recv/MPI_Irecv are, on the probe's communicator.
-PNMPI_EXPORT int MPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
-                           MPI_Status *status) {
-  if (!traced(r_Mrecv))
-    return PMPI_Mrecv(buf, count, type, message, status);
-  MPI_Status own;
-  MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-  const std::uint64_t comm = take_message(*message);
-  const std::uint64_t t0 = now();
-  const int rc = PMPI_Mrecv(buf, count, type, message, st);
-  const std::uint64_t t1 = now();
-  if (rc == MPI_SUCCESS && comm != 0 && st->MPI_SOURCE >= 0) {
-    Record *o = op_record(kRecv, r_Mrecv, t1);
-    o->object = comm;
-    o->peer = st->MPI_SOURCE;
-    o->tag = st->MPI_TAG;
-    o->bytes = status_bytes(st);
-    o->x = 0;
-  }
-  call_record(r_Mrecv, t0, t1);
-  return rc;
-}
-
-PNMPI_EXPORT int MPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
-                            MPI_Request *request) {
-  if (!traced(r_Imrecv))
-    return PMPI_Imrecv(buf, count, type, message, request);
-  const std::uint64_t comm = take_message(*message);
-  const std::uint64_t t0 = now();
-  const int rc = PMPI_Imrecv(buf, count, type, message, request);
-  const std::uint64_t t1 = now();
-  if (rc == MPI_SUCCESS && comm != 0) {
-    Pending p;
-    p.kind = kIrecvRequest;
-    p.object = comm;
-    p.routine = r_Imrecv;
-    op_record(kIrecvRequest, r_Imrecv, t1)->x = remember(*request, p);
-  }
-  call_record(r_Imrecv, t0, t1);
-  return rc;
-}
-
 PNMPI_EXPORT int MPI_Wait(MPI_Request *request, MPI_Status *status) {
   if (!traced(r_Wait))
     return PMPI_Wait(request, status);
@@ -503,8 +487,10 @@ PNMPI_EXPORT int MPI_Cancel(MPI_Request *request) {
 
 PNMPI_EXPORT int MPI_Request_free(MPI_Request *request) {
   // A freed request never completes in a Wait: forget it, traced or not.
-  if (request != nullptr)
+  if (request != nullptr) {
     forget(*request);
+    forget_persistent_collective(*request);
+  }
   if (!traced(r_Request_free))
     return PMPI_Request_free(request);
   const std::uint64_t t0 = now();

@@ -77,6 +77,32 @@ PNMPI_EXPORT int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], con
     MAKES_COMM(Cart_create, PMPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm),
                newcomm)}
 
+PNMPI_EXPORT int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm){
+    MAKES_COMM(Cart_sub, PMPI_Cart_sub(comm, remain_dims, newcomm), newcomm)}
+
+PNMPI_EXPORT int MPI_Graph_create(MPI_Comm comm, int nnodes, const int index[], const int edges[],
+                                  int reorder, MPI_Comm *newcomm){
+    MAKES_COMM(Graph_create, PMPI_Graph_create(comm, nnodes, index, edges, reorder, newcomm),
+               newcomm)}
+
+PNMPI_EXPORT
+    int MPI_Dist_graph_create(MPI_Comm comm, int n, const int sources[], const int degrees[],
+                              const int destinations[], const int weights[], MPI_Info info,
+                              int reorder, MPI_Comm *newcomm){
+        MAKES_COMM(Dist_graph_create,
+                   PMPI_Dist_graph_create(comm, n, sources, degrees, destinations, weights, info,
+                                          reorder, newcomm),
+                   newcomm)}
+
+PNMPI_EXPORT int MPI_Dist_graph_create_adjacent(MPI_Comm comm, int indegree, const int sources[],
+                                                const int sourceweights[], int outdegree,
+                                                const int destinations[], const int destweights[],
+                                                MPI_Info info, int reorder, MPI_Comm *newcomm){
+    MAKES_COMM(Dist_graph_create_adjacent,
+               PMPI_Dist_graph_create_adjacent(comm, indegree, sources, sourceweights, outdegree,
+                                               destinations, destweights, info, reorder, newcomm),
+               newcomm)}
+
 PNMPI_EXPORT int MPI_Comm_free(MPI_Comm *comm){PLAIN(Comm_free, PMPI_Comm_free(comm))}
 
 PNMPI_EXPORT int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info,

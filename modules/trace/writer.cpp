@@ -151,52 +151,7 @@ OTF2_LocationRef location_id(int rank, std::uint32_t thread) {
 }
 
 OTF2_CollectiveOp collective_op(Routine r) {
-  switch (r) {
-  case r_Barrier:
-  case r_Ibarrier:
-    return OTF2_COLLECTIVE_OP_BARRIER;
-  case r_Bcast:
-  case r_Ibcast:
-    return OTF2_COLLECTIVE_OP_BCAST;
-  case r_Gather:
-  case r_Igather:
-    return OTF2_COLLECTIVE_OP_GATHER;
-  case r_Gatherv:
-  case r_Igatherv:
-    return OTF2_COLLECTIVE_OP_GATHERV;
-  case r_Scatter:
-  case r_Iscatter:
-    return OTF2_COLLECTIVE_OP_SCATTER;
-  case r_Scatterv:
-  case r_Iscatterv:
-    return OTF2_COLLECTIVE_OP_SCATTERV;
-  case r_Allgather:
-  case r_Iallgather:
-    return OTF2_COLLECTIVE_OP_ALLGATHER;
-  case r_Allgatherv:
-  case r_Iallgatherv:
-    return OTF2_COLLECTIVE_OP_ALLGATHERV;
-  case r_Alltoall:
-  case r_Ialltoall:
-    return OTF2_COLLECTIVE_OP_ALLTOALL;
-  case r_Alltoallv:
-  case r_Ialltoallv:
-    return OTF2_COLLECTIVE_OP_ALLTOALLV;
-  case r_Reduce:
-  case r_Ireduce:
-    return OTF2_COLLECTIVE_OP_REDUCE;
-  case r_Allreduce:
-  case r_Iallreduce:
-    return OTF2_COLLECTIVE_OP_ALLREDUCE;
-  case r_Reduce_scatter:
-    return OTF2_COLLECTIVE_OP_REDUCE_SCATTER;
-  case r_Reduce_scatter_block:
-    return OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK;
-  case r_Scan:
-    return OTF2_COLLECTIVE_OP_SCAN;
-  default:
-    return OTF2_COLLECTIVE_OP_EXSCAN;
-  }
+  return static_cast<OTF2_CollectiveOp>(kRoutines[r].otf2_op);
 }
 
 class Strings {
@@ -426,7 +381,8 @@ struct Converter {
           flags |= OTF2_IO_OPERATION_FLAG_COLLECTIVE;
         if (r.flags & kFlagNonblockingIo)
           flags |= OTF2_IO_OPERATION_FLAG_NON_BLOCKING;
-        OTF2_AttributeList_AddUint64(attrs, kAttrOffset, r.bytes2);
+        if (r.bytes2 != kNoOffset)
+          OTF2_AttributeList_AddUint64(attrs, kAttrOffset, r.bytes2);
         OTF2_EvtWriter_IoOperationBegin(w, attrs, t, h,
                                         r.peer == kIoWrite ? OTF2_IO_OPERATION_MODE_WRITE
                                                            : OTF2_IO_OPERATION_MODE_READ,
@@ -458,8 +414,7 @@ struct Converter {
       }
     OTF2_EvtWriter_Enter(w, attrs, t0, region);
     const auto routine = static_cast<Routine>(c.routine);
-    const bool collective =
-        kRoutines[routine].cls == kClassColl && !nonblocking_collective(routine);
+    const bool collective = blocking_collective(routine);
     if (collective)
       OTF2_EvtWriter_MpiCollectiveBegin(w, nullptr, t0);
     Record coll;
