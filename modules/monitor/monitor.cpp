@@ -155,23 +155,6 @@ std::vector<int> world_ranks_of(MPI_Group group) {
   return world;
 }
 
-/// Builds a CommInfo for a group; the caller holds g.lock. Returns nullptr if out of memory.
-CommInfo *insert_info(ShellIndex<CommInfo> &index, std::uintptr_t key,
-                      const std::vector<int> &worlds, int rank, int local_size, bool inter) {
-  bool fresh = false;
-  CommInfo *ci = index.claim(key, &fresh);
-  if (!fresh)
-    return ci;
-  ci->peers.assign(worlds);
-  ci->rank = rank;
-  ci->local_size = local_size;
-  ci->inter = inter;
-  ci->stats.store(nullptr, std::memory_order_relaxed);
-  ci->neighbors.store(nullptr, std::memory_order_relaxed);
-  index.publish(ci, key);
-  return ci;
-}
-
 /// MPI deletes our attribute when a communicator is freed (by anyone, or at finalize):
 /// its translation table goes with it; its collective statistics stay for the output.
 int comm_deleted(MPI_Comm comm, int, void *, void *) {
@@ -213,6 +196,22 @@ std::string comm_name(MPI_Comm comm) {
   if (PMPI_Comm_get_name(comm, name, &len) != MPI_SUCCESS)
     return {};
   return std::string(name, static_cast<std::size_t>(len > 0 ? len : 0));
+}
+
+CommInfo *insert_info(ShellIndex<CommInfo> &index, std::uintptr_t key,
+                      const std::vector<int> &worlds, int rank, int local_size, bool inter) {
+  bool fresh = false;
+  CommInfo *ci = index.claim(key, &fresh);
+  if (!fresh)
+    return ci;
+  ci->peers.assign(worlds);
+  ci->rank = rank;
+  ci->local_size = local_size;
+  ci->inter = inter;
+  ci->stats.store(nullptr, std::memory_order_relaxed);
+  ci->neighbors.store(nullptr, std::memory_order_relaxed);
+  index.publish(ci, key);
+  return ci;
 }
 
 // ---- lookups ------------------------------------------------------------------------------
@@ -326,14 +325,24 @@ CommInfo *win_slow(MPI_Win win) noexcept {
 
 CollStats *stats_slow(CommInfo *ci, MPI_Comm comm) noexcept {
   try {
+    MPI_Group local = MPI_GROUP_NULL;
+    PMPI_Comm_group(comm, &local);
+    const std::vector<int> worlds = world_ranks_of(local);
+    PMPI_Group_free(&local);
+    return attach_stats(ci, comm, worlds);
+  } catch (...) {
+    report_out_of_memory();
+    return nullptr;
+  }
+}
+
+CollStats *attach_stats(CommInfo *ci, MPI_Comm comm, const std::vector<int> &local) noexcept {
+  try {
     auto s = std::make_unique<CollStats>();
     s->handle = comm;
     s->rank = ci->rank;
     s->inter = ci->inter;
-    MPI_Group local = MPI_GROUP_NULL;
-    PMPI_Comm_group(comm, &local);
-    s->procs.assign(world_ranks_of(local));
-    PMPI_Group_free(&local);
+    s->procs.assign(local);
     if (ci->inter) {
       std::vector<int> remote(static_cast<std::size_t>(ci->peers.size()));
       for (int r = 0; r < ci->peers.size(); ++r)

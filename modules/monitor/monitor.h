@@ -282,6 +282,13 @@ CommInfo *comm_slow(MPI_Comm comm) noexcept;
 __attribute__((cold)) CommInfo *comm_lookup(MPI_Comm comm) noexcept;
 CommInfo *win_slow(MPI_Win win) noexcept;
 CollStats *stats_slow(CommInfo *ci, MPI_Comm comm) noexcept;
+/// Builds and publishes a CommInfo for a group of world ranks (the caller holds g.lock): what
+/// comm_slow() and win_slow() do once MPI has told them the group. May throw std::bad_alloc.
+CommInfo *insert_info(ShellIndex<CommInfo> &index, std::uintptr_t key,
+                      const std::vector<int> &worlds, int rank, int local_size, bool inter);
+/// Gives `ci` its collective statistics, the world ranks of its local group being `local`:
+/// what stats_slow() does once MPI has told it the group. nullptr if out of memory.
+CollStats *attach_stats(CommInfo *ci, MPI_Comm comm, const std::vector<int> &local) noexcept;
 const std::vector<int> *neighbors_slow(CommInfo *ci, MPI_Comm comm) noexcept;
 /// This thread's counters towards `world` (made on first use), or nullptr if out of memory.
 ThreadPeer *thread_peer_slow(int world) noexcept;
