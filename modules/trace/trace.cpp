@@ -880,8 +880,10 @@ PNMPI_EXPORT int MPI_Init(int *argc, char ***argv) {
   const int rc = PMPI_Init(argc, argv);
   if (rc == MPI_SUCCESS) {
     start();
-    if (g.enabled[r_Init])
+    if (g.enabled[r_Init]) {
+      buffer(); // faulted in before the end is read: MPI_Init's time, not the caller's
       call_record(r_Init, t0, now());
+    }
   }
   return rc;
 }
@@ -891,8 +893,10 @@ PNMPI_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *pro
   const int rc = PMPI_Init_thread(argc, argv, required, provided);
   if (rc == MPI_SUCCESS) {
     start();
-    if (g.enabled[r_Init_thread])
+    if (g.enabled[r_Init_thread]) {
+      buffer(); // faulted in before the end is read: MPI_Init's time, not the caller's
       call_record(r_Init_thread, t0, now());
+    }
   }
   return rc;
 }

@@ -17,12 +17,14 @@ lower quartile of the times at each size, then least squares over sizes), so tha
 operations the check is looking for do not drag the model towards themselves.
 """
 
+import json
 import statistics
 import sys
 
-from . import trace_reader
+from . import trace_reader, waitstates
 
-HELP = "list MPI transfers and I/O operations much slower than a model fitted to the trace"
+HELP = ("list MPI transfers and I/O operations much slower than a model fitted to the trace, "
+        "the wait states and the ranks that caused them")
 
 
 def add_arguments(parser):
@@ -34,6 +36,10 @@ def add_arguments(parser):
     parser.add_argument("--min-excess", type=float, default=0.0, metavar="SECONDS",
                         help="and at least this many seconds more than predicted (default 0): "
                              "on a busy machine, keeps scheduling noise out of the list")
+    waitstates.add_arguments(parser)
+    parser.add_argument("--json", action="store_true",
+                        help="print the models, the slow operations and the wait states as "
+                             "one JSON object")
 
 
 def _quantile(values, q):
@@ -108,10 +114,11 @@ def io_operations(trace):
     return ops
 
 
-def check(trace, factor, min_excess):
-    """(model lines, slow lines) for `trace`."""
+def check_data(trace, factor, min_excess):
+    """(models, runs) for `trace`: each model a dict (kind, class, latency, seconds per byte,
+    operations), each run of like slow operations (same rank, routine, peer, size, in time
+    order) a dict."""
     models, slow = [], []
-    run_length = max(trace.end - trace.start, 1e-12)
     for kind, ops in (("p2p", p2p_operations(trace)), ("I/O", io_operations(trace))):
         classes = {}
         for op in ops:
@@ -119,49 +126,99 @@ def check(trace, factor, min_excess):
         for cls in sorted(classes):
             members = classes[cls]
             latency, per_byte = fit([(op[4], op[5]) for op in members])
-            models.append(f"model {kind} {cls}: latency {_duration(latency)}, "
-                          f"{_bandwidth(per_byte)} (from {len(members)} operations)")
+            models.append({"kind": kind, "class": cls, "latency": latency,
+                           "seconds_per_byte": per_byte, "operations": len(members)})
             for op in members:
                 expected = latency + per_byte * op[4]
                 if op[5] > factor * expected and op[5] - expected > min_excess:
                     slow.append(op + (expected,))
-    # One line per run of like operations (same rank, routine, peer, size, in time order).
     slow.sort(key=lambda op: (op[1], op[6]))
-    lines = []
+    runs = []
     i = 0
     while i < len(slow):
         j = i
         while j + 1 < len(slow) and slow[j + 1][1:5] == slow[i][1:5]:
             j += 1
         run = slow[i:j + 1]
-        _, rank, routine, peer, size, _, start, expected = run[0]
-        observed = statistics.median(op[5] for op in run)
-        first = run[0][6] - trace.start
-        last = run[-1][6] - trace.start
-        if len(run) == 1:
+        _, rank, routine, peer, size, _, _, expected = run[0]
+        runs.append({"rank": rank, "routine": routine, "peer": peer, "bytes": size,
+                     "count": len(run), "observed": statistics.median(op[5] for op in run),
+                     "expected": expected, "first": run[0][6] - trace.start,
+                     "last": run[-1][6] - trace.start})
+        i = j + 1
+    return models, runs
+
+
+def check(trace, factor, min_excess):
+    """(model lines, slow lines) for `trace`."""
+    models, runs = check_data(trace, factor, min_excess)
+    run_length = max(trace.end - trace.start, 1e-12)
+    model_lines = [f"model {m['kind']} {m['class']}: latency {_duration(m['latency'])}, "
+                   f"{_bandwidth(m['seconds_per_byte'])} (from {m['operations']} operations)"
+                   for m in models]
+    lines = []
+    for r in runs:
+        observed, expected, first, last = r["observed"], r["expected"], r["first"], r["last"]
+        if r["count"] == 1:
             count, when = "", f"at {first:.6f} s ({100 * first / run_length:.0f}% of the run)"
             seen = f"observed {_duration(observed)}"
         else:
-            count = f" x{len(run)}"
+            count = f" x{r['count']}"
             when = (f"from {first:.6f} s to {last:.6f} s ({100 * first / run_length:.0f}%-"
                     f"{100 * last / run_length:.0f}% of the run)")
             seen = f"observed {_duration(observed)} each (median)"
-        lines.append(f"rank {rank}: {routine}{count} {peer}, {size} bytes: {seen}, expected "
-                     f"{_duration(expected)} ({observed / expected if expected else 0:.0f}x), "
-                     f"{when}")
-        i = j + 1
-    return models, lines
+        lines.append(f"rank {r['rank']}: {r['routine']}{count} {r['peer']}, {r['bytes']} bytes: "
+                     f"{seen}, expected {_duration(expected)} "
+                     f"({observed / expected if expected else 0:.0f}x), {when}")
+    return model_lines, lines
+
+
+def transfer_model(trace):
+    """The time a message takes once both sides are there, for the wait-state analysis:
+    latency + bytes / bandwidth per path class, fitted to the fastest receive of each size,
+    from the later of its call's start and the send's to its completion (the send call's own
+    time is not used: a Sendrecv's includes its wait for its own receive)."""
+    fastest = {}
+    for m in trace.messages:
+        if m.recv_time is None or m.receiver is None or m.recv_start is None:
+            continue
+        cls = "same host" if trace.hosts[m.sender] == trace.hosts[m.receiver] else "other host"
+        took = max(m.recv_time - max(m.recv_start, m.send_start), 0.0)
+        fastest[(cls, m.size)] = min(fastest.get((cls, m.size), took), took)
+    fits = {}
+    for cls in {c for c, _ in fastest}:
+        fits[cls] = fit([(size, t) for (c, size), t in fastest.items() if c == cls])
+
+    def transfer(m):
+        cls = "same host" if trace.hosts[m.sender] == trace.hosts[m.receiver] else "other host"
+        latency, per_byte = fits.get(cls, (0.0, 0.0))
+        return latency + per_byte * m.size
+    return transfer
 
 
 def run(args):
     if args.factor <= 1:
         print("pnmpi-report check: --factor must be more than 1", file=sys.stderr)
         return 2
+    problem = waitstates.check_arguments(args)
+    if problem:
+        print(f"pnmpi-report check: {problem}", file=sys.stderr)
+        return 2
     try:
         trace = trace_reader.read(args.trace_dir)
     except trace_reader.TraceError as e:
         print(f"pnmpi-report check: {e}", file=sys.stderr)
         return 2
+    analysis = waitstates.analyse(trace, transfer_model(trace), args.clock_error)
+    named = analysis.causes(args.min_wait, args.min_share)
+    status = 1 if named else 0
+    if args.json:
+        models, runs = check_data(trace, args.factor, args.min_excess)
+        status = 1 if runs or named else 0
+        print(json.dumps({"models": models, "slow": runs,
+                          "waits": waitstates.to_json(analysis, args.min_wait, args.min_share),
+                          "status": status}, indent=1, sort_keys=True))
+        return status
     models, lines = check(trace, args.factor, args.min_excess)
     for line in models:
         print(line)
@@ -169,6 +226,9 @@ def run(args):
         print(line)
     if lines:
         print(f"{len(lines)} line(s) of operations slower than {args.factor:g}x the model")
-        return 1
-    print(f"no operation slower than {args.factor:g}x the model")
-    return 0
+        status = 1
+    else:
+        print(f"no operation slower than {args.factor:g}x the model")
+    for line in waitstates.report_lines(analysis, args.min_wait, args.min_share):
+        print(line)
+    return status

@@ -205,8 +205,10 @@ def read(trace_dir: str) -> Trace:
             return _rank_of_location(members[rank_in_comm])
 
         trace = Trace(path=anchor, ranks=ranks, hosts=hosts)
-        try:
-            trace.properties = {k: v for k, v in reader.properties.items()}  # type: ignore
+        try:  # the bindings have no reader of the archive's properties but the C API's
+            import _otf2
+            trace.properties = {name: _otf2.Reader_GetProperty(reader.handle, name)
+                                for name in _otf2.Reader_GetPropertyNames(reader.handle)}
         except Exception:
             trace.properties = {}
         stacks = collections.defaultdict(list)        # location -> open regions
