@@ -529,7 +529,7 @@ class TraceTest(unittest.TestCase):
                 "module delay\nargument delay-us 300000\nargument ranks 1,3\n")
         proc = run_job(4, conf, [CONFIG["slow_app"], "3"], work)
         self.assertEqual(proc.returncode, 0, describe(proc))
-        r = report("check", out, "--factor", "5", "--min-excess", "0.1")
+        r = report("check", out, "--factor", "5", "--min-excess", "0.1", "--min-wait", "0.1")
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
         listed = [l for l in r.stdout.splitlines() if l.startswith("rank ")]
         self.assertEqual(len(listed), 2, r.stdout)
@@ -543,7 +543,7 @@ class TraceTest(unittest.TestCase):
         proc = run_job(4, f"module trace\nargument output {out2}\n", [CONFIG["slow_app"], "3"],
                        work)
         self.assertEqual(proc.returncode, 0, describe(proc))
-        r = report("check", out2, "--factor", "5", "--min-excess", "0.1")
+        r = report("check", out2, "--factor", "5", "--min-excess", "0.1", "--min-wait", "0.1")
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("no operation slower than 5x the model", r.stdout)
 

@@ -313,12 +313,14 @@ class Report(unittest.TestCase):
             "  wait at N x N: none",
             "  late broadcast: none",
             "  early reduce: none",
-            "rank 0: waited 99.500 ms (wait at barrier 99.500 ms); immediate cause of 0 s, root "
-            "cause of 0 s",
-            "rank 1: waited 500.000 us (wait at barrier 500.000 us); immediate cause of "
+            "waiting per rank, and the waiting it caused (as the immediate cause, and as the "
+            "root cause at the end of chains of waits):",
+            "  rank 0: waited 99.500 ms (wait at barrier 99.500 ms); immediate cause of 0 s, "
+            "root cause of 0 s",
+            "  rank 1: waited 500.000 us (wait at barrier 500.000 us); immediate cause of "
             "100.000 ms, root cause of 199.000 ms",
-            "rank 2: waited 100.000 ms (late sender 100.000 ms); immediate cause of 100.000 ms, "
-            "root cause of 1.000 ms",
+            "  rank 2: waited 100.000 ms (late sender 100.000 ms); immediate cause of "
+            "100.000 ms, root cause of 1.000 ms",
             "cause: rank 1: 199.000 ms of waiting (100% of all), of rank 2 100.000 ms, rank 0 "
             "99.000 ms"])
         none = ws.report_lines(a, 1.0, 0.1)

@@ -202,6 +202,32 @@ def _message_waits(trace, calls, transfer, tol):
                     bound = min(bound, arrival(m))
         return bound
 
+    # When was each message sent? At its call's start, unless the receiver was provably
+    # ready before the message arrived: then as late as the sender's evidence allows.
+    issued = {}
+    posted = {}  # call -> when it issued its sends (a Sendrecv posts its receive with them)
+    for m in messages:
+        if m.sender == m.receiver:
+            continue
+        t = tol(m.sender, m.receiver)
+        send_key = (m.sender, m.send_routine, m.send_start)
+        recv_key = (m.receiver, m.recv_routine, m.recv_start)
+        when = m.send_start
+        a = arrival(m)
+        # A call that posts its receive is ready when it started, unless it took part in
+        # other messages: then no later than the earliest of them shows.
+        ready = m.recv_start
+        if _base(m.recv_routine) in _POSTING_RECEIVES:
+            ready = latest_post(recv_key, m, True, False)
+            if ready == float("inf"):
+                ready = m.recv_start
+        if max(ready, m.recv_start) < a - t:
+            when = max(m.send_start,
+                       min(a, latest_post(send_key, m, _base(m.send_routine) in
+                                          _POSTING_RECEIVES, True)))
+        issued[id(m)] = when
+        posted[send_key] = max(posted.get(send_key, when), when)
+
     out = []
     for m in messages:
         s, r = m.sender, m.receiver
@@ -210,25 +236,16 @@ def _message_waits(trace, calls, transfer, tol):
         t = tol(s, r)
         send_key = (s, m.send_routine, m.send_start)
         recv_key = (r, m.recv_routine, m.recv_start)
-        recv_posts = _base(m.recv_routine) in _POSTING_RECEIVES
-        # When was the message sent? At its call's start, unless the receiver was provably
-        # ready before the message arrived: then as late as the sender's evidence allows.
-        issued = m.send_start
-        a = arrival(m)
-        # A call that posts its receive is ready when it started, unless it took part in
-        # other messages: then no later than the earliest of them shows.
-        ready = latest_post(recv_key, m, True, False) if recv_posts else m.recv_start
-        if ready == float("inf"):
-            ready = m.recv_start
-        if max(ready, m.recv_start) < a - t:
-            issued = max(m.send_start,
-                         min(a, latest_post(send_key, m, _base(m.send_routine) in
-                                            _POSTING_RECEIVES, True)))
+        # The receiver waits from its call's start, or, for a call that posts its receive
+        # with sends it was found to issue late (held below the trace), from then.
+        ready = m.recv_start
+        if _base(m.recv_routine) in _POSTING_RECEIVES:
+            ready = max(ready, posted.get(recv_key, ready))
         recv_end = calls.end.get(recv_key, m.recv_time)
-        late = min(issued, recv_end) - m.recv_start
+        late = min(issued[id(m)], recv_end) - ready
         if late > t:
             out.append((recv_key, Wait(r, LATE_SENDER, m.recv_routine, m.recv_start,
-                                       m.recv_start + late - t, s)))
+                                       min(ready + late - t, recv_end), s)))
         # Late receiver: the call that completes the send started before the receive and was
         # still running when it started.
         base = _base(m.send_routine)
@@ -242,11 +259,10 @@ def _message_waits(trace, calls, transfer, tol):
                 continue
             done_key = (s, region.routine, region.start)
             done_start, done_end = region.start, region.end
-        synchronous = base in _SYNCHRONOUS
-        if not synchronous and issued > m.recv_start + t:
+        if base not in _SYNCHRONOUS and issued[id(m)] > ready + t:
             continue  # the receiver waited for this send: the sender was not waiting for it
-        late = min(m.recv_start, done_end) - done_start
-        if done_end > m.recv_start + t and late > t:
+        late = min(ready, done_end) - done_start
+        if done_end > ready + t and late > t:
             out.append((done_key, Wait(s, LATE_RECEIVER, done_key[1], done_start,
                                        done_start + late - t, r)))
     return out
@@ -514,18 +530,21 @@ def report_lines(a: Analysis, min_wait: float, min_share: float) -> List[str]:
     for category, (seconds, count) in a.by_category().items():
         lines.append(f"  {category}: " + (f"{_duration(seconds)} in {count} call(s)" if count
                                            else "none"))
+    if total:
+        lines.append("waiting per rank, and the waiting it caused (as the immediate cause, and "
+                     "as the root cause at the end of chains of waits):")
     for rank in range(a.ranks):
         waited = a.waited.get(rank, {})
         caused = a.caused.get(rank, 0.0)
         if not waited and not caused and not a.direct.get(rank):
             continue
         what = ", ".join(f"{c} {_duration(waited[c])}" for c in CATEGORIES if c in waited)
-        lines.append(f"rank {rank}: waited {_duration(sum(waited.values()))}" +
+        lines.append(f"  rank {rank}: waited {_duration(sum(waited.values()))}" +
                      (f" ({what})" if what else "") +
                      f"; immediate cause of {_duration(a.direct.get(rank, 0.0))}, root cause "
                      f"of {_duration(caused)}")
     if a.caused.get(STARTUP):
-        lines.append(f"{_who(STARTUP)}: caused {_duration(a.caused[STARTUP])}")
+        lines.append(f"  {_who(STARTUP)}: root cause of {_duration(a.caused[STARTUP])}")
     named = a.causes(min_wait, min_share)
     if not named:
         lines.append(f"cause: none (no rank caused at least {_duration(min_wait)} and "
