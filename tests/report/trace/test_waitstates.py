@@ -207,6 +207,21 @@ class RootCauses(unittest.TestCase):
                                   succ: {other: 0.0005, delayed: 0.0005}})
                 self.assertEqual(a.causes(0.01, 0.1), [delayed])
 
+    def test_held_sendrecv_waits_for_no_one(self):
+        """Rank 1's Sendrecv is held 0.1 s below the trace; rank 0 enters its own at 1.05, after
+        rank 1's started but before it was released. Rank 1 posted its receive only when
+        released (its message to rank 2 shows when), so it did not wait for rank 0; rank 2
+        waited the whole hold for rank 1."""
+        b = Builder(3)
+        c0 = b.call(0, "MPI_Sendrecv", 1.05, 1.1)
+        c1 = b.call(1, "MPI_Sendrecv", 1.0, 1.1)
+        c2 = b.call(2, "MPI_Sendrecv", 1.0, 1.1)
+        b.message(c0, c1, 1.1)
+        b.message(c1, c2, 1.1)
+        b.message(c2, c0, 1.05)
+        a = ws.analyse(b.trace, clock_error=0.0)
+        self.assertEqual(waits_of(a), [(2, ws.LATE_SENDER, 0.1, 1)])
+
     def test_chain_through_startup(self):
         """Rank 2 waits for rank 1, which waits for rank 0, which is still in MPI_Init for
         part of it: that part is the startup's, the rest rank 0's, and rank 1's own."""
