@@ -113,10 +113,14 @@ class Analysis:
             out[w.category][1] += 1
         return {c: (v[0], v[1]) for c, v in out.items()}
 
+    def charged_to_ranks(self) -> float:
+        """The waiting charged to ranks: all of it but the startup's."""
+        return sum(s for c, s in self.caused.items() if c != STARTUP)
+
     def causes(self, min_wait: float, min_share: float) -> List[int]:
         """The ranks named as causes: charged with at least `min_wait` seconds and at least
-        `min_share` of all waiting, most first."""
-        total = self.total()
+        `min_share` of the waiting charged to ranks, most first."""
+        total = self.charged_to_ranks()
         named = [c for c, s in self.caused.items() if c != STARTUP and s >= min_wait and
                  total > 0 and s >= min_share * total]
         return sorted(named, key=lambda c: (-self.caused[c], c))
@@ -548,11 +552,12 @@ def report_lines(a: Analysis, min_wait: float, min_share: float) -> List[str]:
     named = a.causes(min_wait, min_share)
     if not named:
         lines.append(f"cause: none (no rank caused at least {_duration(min_wait)} and "
-                     f"{100 * min_share:g}% of the waiting)")
+                     f"{100 * min_share:g}% of the waiting charged to ranks)")
     for rank in named:
         victims = sorted(a.victims.get(rank, {}).items(), key=lambda kv: (-kv[1], kv[0]))
         lines.append(f"cause: rank {rank}: {_duration(a.caused[rank])} of waiting "
-                     f"({100 * a.caused[rank] / total:.0f}% of all), of " +
+                     f"({100 * a.caused[rank] / a.charged_to_ranks():.0f}% of the waiting "
+                     "charged to ranks), of " +
                      ", ".join(f"rank {r} {_duration(s)}" for r, s in victims))
     return lines
 
@@ -574,7 +579,7 @@ def to_json(a: Analysis, min_wait: float, min_share: float) -> dict:
         "categories": {c: {"seconds": s, "calls": n} for c, (s, n) in a.by_category().items()},
         "ranks": ranks,
         "startup": a.caused.get(STARTUP, 0.0),
-        "causes": [{"rank": r, "caused": a.caused[r], "share": a.caused[r] / total,
+        "causes": [{"rank": r, "caused": a.caused[r], "share": a.caused[r] / a.charged_to_ranks(),
                     "victims": {str(v): s for v, s in sorted(a.victims.get(r, {}).items())}}
                    for r in named],
         "min_wait": min_wait,
