@@ -342,6 +342,17 @@ class Report(unittest.TestCase):
         self.assertEqual(none[-1], "cause: none (no rank caused at least 1.000 s and 10% of "
                                    "the waiting charged to ranks)")
 
+    def test_many_ranks(self):
+        """With more than 32 ranks that waited or caused waiting, the 32 that did most are
+        listed, in rank order, and how many more."""
+        b = Builder(40)
+        b.collective("MPI_Barrier", [1.0 + 0.01 * r for r in range(40)], 2.0)
+        lines = ws.report_lines(ws.analyse(b.trace, clock_error=0.0), 0.01, 0.1)
+        ranks = [l for l in lines if l.startswith("  rank ")]
+        self.assertEqual([int(l.split()[1].rstrip(":")) for l in ranks],
+                         list(range(31)) + [39])
+        self.assertIn("  ... and 8 more ranks, each less (--json lists them all)", lines)
+
     def test_json(self):
         a = ws.analyse(ring(1), clock_error=0.0)
         j = ws.to_json(a, 0.01, 0.1)

@@ -54,6 +54,7 @@ EARLY_REDUCE = "early reduce"
 CATEGORIES = (LATE_SENDER, LATE_RECEIVER, WAIT_BARRIER, WAIT_NXN, LATE_BROADCAST, EARLY_REDUCE)
 
 STARTUP = "startup"  # the pseudo-cause of waiting for ranks still in MPI_Init
+RANK_LINES = 32      # the text report's lines of ranks: those that waited or caused the most
 
 _NXN = {"Allreduce", "Allgather", "Allgatherv", "Alltoall", "Alltoallv", "Alltoallw",
         "Reduce_scatter", "Reduce_scatter_block"}
@@ -537,16 +538,22 @@ def report_lines(a: Analysis, min_wait: float, min_share: float) -> List[str]:
     if total:
         lines.append("waiting per rank, and the waiting it caused (as the immediate cause, and "
                      "as the root cause at the end of chains of waits):")
-    for rank in range(a.ranks):
+    shown = [r for r in range(a.ranks) if r in a.waited or a.caused.get(r) or a.direct.get(r)]
+    if len(shown) > RANK_LINES:
+        weight = {r: sum(a.waited.get(r, {}).values()) + a.caused.get(r, 0.0) for r in shown}
+        shown = sorted(sorted(shown, key=lambda r: (-weight[r], r))[:RANK_LINES])
+    for rank in shown:
         waited = a.waited.get(rank, {})
         caused = a.caused.get(rank, 0.0)
-        if not waited and not caused and not a.direct.get(rank):
-            continue
         what = ", ".join(f"{c} {_duration(waited[c])}" for c in CATEGORIES if c in waited)
         lines.append(f"  rank {rank}: waited {_duration(sum(waited.values()))}" +
                      (f" ({what})" if what else "") +
                      f"; immediate cause of {_duration(a.direct.get(rank, 0.0))}, root cause "
                      f"of {_duration(caused)}")
+    hidden = len([r for r in range(a.ranks) if r in a.waited or a.caused.get(r) or
+                  a.direct.get(r)]) - len(shown)
+    if hidden:
+        lines.append(f"  ... and {hidden} more ranks, each less (--json lists them all)")
     if a.caused.get(STARTUP):
         lines.append(f"  {_who(STARTUP)}: root cause of {_duration(a.caused[STARTUP])}")
     named = a.causes(min_wait, min_share)
