@@ -41,6 +41,7 @@ offsets can shrink a wait but never make one.
 
 import bisect
 import collections
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Tuple
@@ -69,6 +70,7 @@ _NEVER_WAIT = {"Bsend", "Ibsend", "Bsend_init", "Rsend", "Irsend", "Rsend_init"}
 _COMPLETING = re.compile(r"^(Wait|Test)(all|any|some)?$")
 
 
+@functools.lru_cache(maxsize=None)
 def _base(routine: str) -> str:
     """'MPI_Send_c' -> 'Send'."""
     base = routine[4:] if routine.startswith("MPI_") else routine
