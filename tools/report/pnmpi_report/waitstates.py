@@ -42,6 +42,7 @@ offsets can shrink a wait but never make one.
 import bisect
 import collections
 import functools
+import gc
 import re
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Tuple
@@ -471,6 +472,18 @@ def attribute(waits, ranks, init_end):
 
 def analyse(trace, transfer: Callable = lambda m: 0.0, clock_error: float = 1e-6) -> Analysis:
     """The wait states of `trace` and their causes."""
+    # The analysis makes millions of small objects and no cycles: the cycle collector, run
+    # over all of them again and again, would make it quadratic.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _analyse(trace, transfer, clock_error)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _analyse(trace, transfer, clock_error):
     result = Analysis(ranks=trace.ranks)
     aligned, bounds = clock_bounds(getattr(trace, "properties", {}) or {}, trace.ranks)
     if aligned is False and len(set(trace.hosts)) > 1:
