@@ -4,7 +4,7 @@
 one rank made late, by `module delay` below the trace or by the program itself; check must
 name that rank as the cause and no other, and no rank when none is late.
 
-The injected lateness (0.2 s per step) is large against a loaded machine's scheduling noise
+The injected lateness (0.3 s per step) is large against a loaded machine's scheduling noise
 (milliseconds to a few tens), and the tests assert which ranks are named, never times:
 a rank is named when it caused at least MIN_WAIT seconds and MIN_SHARE of the waiting charged
 to ranks (not to the startup).
@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_trace  # noqa: E402
 from test_trace import CONFIG, describe, report, run_job, scratch  # noqa: E402
 
-DELAY_US = 200000
+DELAY_US = 300000
 STEPS = 4
 MIN_WAIT = "0.5"
 MIN_SHARE = "0.2"
