@@ -17,7 +17,6 @@ file is one ReportError naming the file and what is wrong.
 
 import io
 import json
-import os
 import re
 import zipfile
 
@@ -160,12 +159,16 @@ def is_record(path):
 def read_record(path):
     """The Record in `path`; a ReportError on anything else."""
     try:
-        size = os.path.getsize(path)
         with open(path, "rb") as f:
             data = f.read()
     except OSError as e:
         raise ReportError("cannot read: %s" % e.strerror, path)
-    if size == 0:
+    return record_from_bytes(data, path)
+
+
+def record_from_bytes(data, path):
+    """The Record in `data` (the bytes of a record file named `path`)."""
+    if len(data) == 0:
         raise ReportError("empty file: not a pnmpi job record", path)
     try:
         z = zipfile.ZipFile(io.BytesIO(data))
@@ -181,6 +184,7 @@ def read_record(path):
         for k in META_KEYS:
             setattr(rec, k, meta[k])
         rec.start, rec.end = float(rec.start), float(rec.end)
+        rec.notes = [str(n) for n in meta.get("notes", []) if isinstance(n, str)]
         stored = {}
         for k in STORED:
             if k + ".npy" not in names:
@@ -310,9 +314,15 @@ def empty_arrays(ranks, routines):
 def write_record(path, meta, arrays):
     """Writes a record atomically (temporary file + rename), as the C++ writer does.
 
-    meta: the META_KEYS (format and version are filled in); arrays: every name of ARRAYS
-    (start from empty_arrays()). Values are converted to the record's types."""
+    meta: the META_KEYS (format and version are filled in; an optional "notes" list of
+    strings is kept); arrays: every name of ARRAYS (start from empty_arrays()). Values are
+    converted to the record's types."""
     from .output import write_atomic
+    write_atomic(path, record_bytes(meta, arrays))
+
+
+def record_bytes(meta, arrays):
+    """The bytes of the record write_record() writes."""
     m = dict(meta)
     m["format"], m["version"] = FORMAT, VERSION
     buf = io.BytesIO()
@@ -338,7 +348,7 @@ def write_record(path, meta, arrays):
     members = np.asarray(arrays["comm_members"], dtype=np.int64)
     payload["comm_delta"] = np.diff(members, prepend=0).astype(np.int32)
     np.savez_compressed(buf, **payload)
-    write_atomic(path, buf.getvalue())
+    return buf.getvalue()
 
 
 def round_mantissa(v, bits):
