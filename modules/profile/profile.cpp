@@ -142,6 +142,15 @@ void profile_init_end(int rc) {
   PMPI_Comm_size(MPI_COMM_WORLD, &size);
   fill_type_table();
   pnmpi_part_started(rank, size, g_begin_tick, g_begin_mono);
+  // Rank 0's job id for every rank: without a scheduler, MPICH's ranks on different nodes
+  // see different fallbacks (their launcher's pid), and the parts of one job must agree.
+  pnmpi_part_header_t *h = pnmpi_part_header();
+  char id[sizeof h->job_id];
+  std::snprintf(id, sizeof id, "%s", h != nullptr ? h->job_id : pnmpi_job_id());
+  PMPI_Bcast(id, static_cast<int>(sizeof id), MPI_CHAR, 0, MPI_COMM_WORLD);
+  id[sizeof id - 1] = '\0';
+  if (h != nullptr)
+    std::memcpy(h->job_id, id, sizeof id);
 }
 
 void profile_finalize_begin(void) {

@@ -78,8 +78,15 @@ std::string mpi_version() {
   int len = 0;
   PMPI_Get_library_version(buf, &len);
   std::string s(buf, static_cast<size_t>(std::max(0, std::min(len, 200))));
-  const size_t nl = s.find_first_of("\r\n,");
-  return nl == std::string::npos ? s : s.substr(0, nl);
+  s = s.substr(0, std::min(s.size(), s.find_first_of("\r\n,")));
+  // One line of printable text: MPICH separates its fields with tabs.
+  std::string out;
+  for (char c : s)
+    if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7F)
+      out += c;
+    else if (!out.empty() && out.back() != ' ')
+      out += ' ';
+  return out;
 }
 
 template <class T>
@@ -324,7 +331,7 @@ void write_job_record() {
     for (int r = 0; r < size && complete; ++r)
       complete = lens[r] >= static_cast<int>(sizeof(RankHead));
     char job[160];
-    pnmpi_file_name(pnmpi_job_id(), job, sizeof job);
+    pnmpi_file_name(h != nullptr ? h->job_id : pnmpi_job_id(), job, sizeof job);
     const std::string path = g_output + "/pnmpi-" + job + ".record.npz";
     const int rc = complete ? write_record(all, offsets, size, path) : ENOENT;
     if (rc != 0)

@@ -91,8 +91,9 @@ class Profile(unittest.TestCase):
             self.assertEqual(list(self.col(r, name, "bytes")[list(ranks)]), [n] * len(ranks),
                              name)
 
-    def check_times(self, r):
-        """Times in order and summing inside the wall time; never against fixed bounds."""
+    def check_times(self, r, threads=1):
+        """Times in order and summing inside the wall time (of each thread that calls MPI:
+        their times add up); never against fixed bounds."""
         self.assertTrue(np.all(r.time_s >= 0) and np.all(r.min_s <= r.max_s))
         called = r.calls > 0
         lo = r.calls * r.min_s[None, :] / SLACK
@@ -101,7 +102,7 @@ class Profile(unittest.TestCase):
         keep = [k for k, n in enumerate(r.routines) if n not in parts.EXCLUDED]
         total = r.time_s[:, keep].astype(np.float64).sum(axis=1)
         self.assertTrue(np.allclose(total, r.mpi_s, rtol=1e-3, atol=1e-6), (total, r.mpi_s))
-        self.assertTrue(np.all(r.mpi_s <= r.wall_s * SLACK), (r.mpi_s, r.wall_s))
+        self.assertTrue(np.all(r.mpi_s <= r.wall_s * threads * SLACK), (r.mpi_s, r.wall_s))
         self.assertTrue(np.all(r.wall_s > 0))
         self.assertLessEqual(r.start, r.end)
 
@@ -129,7 +130,7 @@ class Profile(unittest.TestCase):
         self.expect(r, {"MPI_Allreduce": ITER + threads * ITER, "MPI_Init_thread": 1,
                         "MPI_Comm_dup": threads, "MPI_Comm_free": threads, "MPI_Send": ITER},
                     {"MPI_Allreduce": ITER * 24 + threads * ITER * 4})
-        self.check_times(r)
+        self.check_times(r, threads + 1)
 
     @unittest.skipUnless(APP_F90, "no Fortran compiler")
     def test_fortran(self):
@@ -212,7 +213,6 @@ class Profile(unittest.TestCase):
         p, _ = self.hang()
         p.send_signal(signal.SIGTERM)
         self.finish(p)
-        self.assertNotEqual(p.returncode, 0)
         r = self.merged()
         ends = [r.rank_end(k) for k in range(2)]
         for e in ends:
