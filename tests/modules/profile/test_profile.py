@@ -122,6 +122,20 @@ class Profile(unittest.TestCase):
                      "MPI_Barrier": 0, "MPI_Wait": 0})
         self.assertEqual(int(r.tool_calls.sum()), 0)
         self.check_times(r)
+        out = self.report("summary", self.out)
+        self.assertIn("ended: finalized\n", out)
+        self.assertRegex(out, r"\nMPI_Send +20 ")
+        page = os.path.join(self.dir, "job.html")
+        self.report("html", self.out, "-o", page)
+        with open(page) as f:
+            self.assertIn("<h2>Time in MPI</h2>", f.read())
+
+    def report(self, *args):
+        p = subprocess.run([os.environ.get("PNMPI_REPORT", os.path.join(
+            SOURCE, "tools", "report", "pnmpi-report"))] + list(args), capture_output=True,
+                           text=True, timeout=300)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        return p.stdout
 
     def test_threads(self):
         threads = 4
@@ -178,6 +192,7 @@ class Profile(unittest.TestCase):
         self.assertEqual(r.rank_end(1), "MPI_Abort (code 7)")
         self.assertIn(r.rank_end(0), ("signal 15", "killed (no mark)"))
         self.counted_until_the_end(r)
+        self.assertIn("MPI_Abort (code 7): rank 1", self.report("summary", self.out))
 
     def test_exit_without_finalize(self):
         self.run_job([APP, "exit", str(ITER)], self.conf(), status=None)
