@@ -121,6 +121,7 @@ class Profile(unittest.TestCase):
                     {"MPI_Send": ITER * 400, "MPI_Irecv": ITER * 400, "MPI_Allreduce": ITER * 24,
                      "MPI_Barrier": 0, "MPI_Wait": 0})
         self.assertEqual(int(r.tool_calls.sum()), 0)
+        self.assertEqual((len(r.p2p_src), r.comm_names), (0, []))  # no monitor, no traffic
         self.check_times(r)
         out = self.report("summary", self.out)
         self.assertIn("ended: finalized\n", out)
@@ -166,6 +167,14 @@ class Profile(unittest.TestCase):
             r = self.finalized_record()
             self.expect(r, {"MPI_Send": ITER, "MPI_Allreduce": ITER, "MPI_Barrier": 1},
                         {"MPI_Send": ITER * 400})
+            # The monitor's application traffic in the record: the ring, and WORLD's
+            # collectives (10 allreduces of 24 bytes to the one peer, one barrier).
+            self.assertEqual((list(r.p2p_src), list(r.p2p_dst), list(r.p2p_bytes),
+                              list(r.p2p_count)), ([0, 1], [1, 0], [4000] * 2, [ITER] * 2))
+            self.assertEqual(r.comm_names, ["MPI_COMM_WORLD"])
+            [(name, members, nbytes, count)] = r.communicators()
+            self.assertEqual((list(members), list(nbytes), list(count)),
+                             ([0, 1], [ITER * 24] * 2, [ITER + 1] * 2))
             if above:
                 self.assertGreater(int(r.tool_calls.sum()), 0)
             else:
