@@ -16,14 +16,16 @@
 #include <string>
 #include <unistd.h>
 
-PNMPI_MODULE_ARGUMENTS("output parts");
+PNMPI_MODULE_ARGUMENTS("output parts split");
 
 __thread profile_cell_t *profile_t_cells = nullptr;
 profile_type_slot_t profile_types[PROFILE_TYPE_SLOTS];
+int profile_split_on = 0;
 
 namespace pnmpi::profile {
 
 Region *g_region = nullptr;
+SplitRegion *g_split = nullptr;
 std::string g_output = ".";
 uint64_t g_begin_tick = 0, g_begin_mono = 0;
 std::atomic<bool> g_warned_lost{false};
@@ -129,6 +131,42 @@ uint64_t profile_type_size_slow(MPI_Datatype type) {
   return PMPI_Type_size(type, &size) == MPI_SUCCESS && size > 0 ? static_cast<uint64_t>(size) : 0;
 }
 
+void profile_split(int id, int app, uint64_t ticks, uint64_t bytes, MPI_Comm comm) {
+  SplitRegion *s = g_split;
+  profile_cell_t *cells = profile_t_cells;
+  if (s == nullptr || cells == nullptr || g_region == nullptr)
+    return;
+  const size_t thread =
+      static_cast<size_t>(cells - region_cells(g_region, 0)) / (2u * PNMPI_NUM_ROUTINES);
+  int size = 0;
+  if (comm != MPI_COMM_NULL)
+    PMPI_Comm_size(comm, &size);
+  const uint32_t bin = bytes != 0 ? 64u - static_cast<uint32_t>(__builtin_clzll(bytes)) : 0u;
+  SplitSlot *t = split_slots(s, thread);
+  uint64_t h = static_cast<uint64_t>(id) * 0x9E3779B97F4A7C15ull ^
+               static_cast<uint64_t>(size) * 0xC2B2AE3D27D4EB4Full ^
+               static_cast<uint64_t>(bin) * 0x165667B19E3779F9ull ^ static_cast<uint64_t>(app);
+  for (uint32_t probe = 0, i = static_cast<uint32_t>(h >> 40) & (s->slots - 1); probe < s->slots;
+       ++probe, i = (i + 1) & (s->slots - 1)) {
+    SplitSlot &slot = t[i];
+    if (slot.routine_plus1 == 0) {
+      slot.comm_size = static_cast<uint32_t>(size);
+      slot.bin = bin;
+      slot.app = app ? 1u : 0u;
+      __atomic_store_n(&slot.routine_plus1, static_cast<uint32_t>(id) + 1u, __ATOMIC_RELEASE);
+    } else if (slot.routine_plus1 != static_cast<uint32_t>(id) + 1u ||
+               slot.comm_size != static_cast<uint32_t>(size) || slot.bin != bin ||
+               slot.app != (app ? 1u : 0u)) {
+      continue;
+    }
+    slot.calls += 1;
+    slot.ticks += ticks;
+    slot.bytes += bytes;
+    return;
+  }
+  __atomic_fetch_add(&s->lost_calls, 1u, __ATOMIC_RELAXED);
+}
+
 void profile_init_begin(void) {
   g_begin_mono = pnmpi_monotonic_ns();
   g_begin_tick = pnmpi_ticks();
@@ -175,7 +213,17 @@ PNMPI_EXPORT void pnmpi_module_loaded(PNMPI_modHandle_t self) {
                  std::strerror(errno));
     return;
   }
+  int split = 0;
+  if (pnmpi_argument_bool(self, "split", PNMPI_ARG_OPTIONAL, &split) == PNMPI_BADARG)
+    _exit(1);
   g_region = open_region();
+  if (g_region != nullptr && split) {
+    g_split = open_split_region();
+    if (g_split == nullptr)
+      std::fprintf(stderr, "pnmpi: profile: cannot make the split's region in %s: %s\n", parts,
+                   std::strerror(errno));
+    profile_split_on = g_split != nullptr;
+  }
   if (g_region == nullptr)
     std::fprintf(stderr,
                  "pnmpi: profile: cannot make the part file in %s: %s (nothing is profiled)\n",

@@ -15,6 +15,7 @@
 #include <map>
 #include <sstream>
 #include <sys/stat.h>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -75,7 +76,7 @@ std::vector<char> serialise(const Traffic &t) {
 }
 
 /// Reads what serialise() wrote from [p, end); false if it does not fit.
-bool deserialise(const char *p, const char *end, Traffic &t) {
+bool deserialise(const char *&p, const char *end, Traffic &t) {
   uint64_t n[3];
   if (end - p < static_cast<long>(sizeof n))
     return false;
@@ -93,6 +94,13 @@ bool deserialise(const char *p, const char *end, Traffic &t) {
   return get(t.peer, n[0]) && get(t.bytes, n[0]) && get(t.count, n[0]) && get(t.key, n[1]) &&
          get(t.cbytes, n[1]) && get(t.ccount, n[1]) && get(t.first, n[1]) && get(t.members, n[2]);
 }
+
+/// One (routine, communicator size, bin) of a rank's split, the application's calls.
+struct SplitEntry {
+  uint32_t id, comm_size, bin, pad;
+  uint64_t calls, bytes;
+  double time_s;
+};
 
 constexpr int kTimeBits = 12; // record.py TIME_BITS
 constexpr int kWallBits = 16; // record.py WALL_BITS
@@ -228,14 +236,41 @@ int write_record(const std::vector<char> &all, const std::vector<int> &offsets, 
   std::vector<int32_t> p2p_delta, comm_delta;
   std::vector<std::string> comm_names;
   std::vector<Traffic> traffic(R);
+  std::vector<uint32_t> split_rank, split_routine, split_comm;
+  std::vector<uint8_t> split_bin;
+  std::vector<uint64_t> split_calls, split_bytes;
+  std::vector<float> split_time;
   for (size_t r = 0; r < R; ++r) {
     const char *p =
         reinterpret_cast<const char *>(heads[r] + 1) + heads[r]->entries * sizeof(Entry);
     const char *end =
         all.data() + offsets[r] +
         (r + 1 < R ? offsets[r + 1] - offsets[r] : static_cast<int>(all.size()) - offsets[r]);
-    if (heads[r]->pad == 1 && !deserialise(p, end, traffic[r]))
+    if ((heads[r]->pad & 1u) && !deserialise(p, end, traffic[r])) {
       traffic[r] = Traffic{};
+      continue;
+    }
+    uint64_t n = 0;
+    if (!(heads[r]->pad & 2u) || end - p < static_cast<long>(sizeof n))
+      continue;
+    std::memcpy(&n, p, sizeof n);
+    p += sizeof n;
+    if (n > static_cast<uint64_t>(end - p) / sizeof(SplitEntry))
+      continue;
+    for (uint64_t k = 0; k < n; ++k) {
+      SplitEntry e;
+      std::memcpy(&e, p + k * sizeof e, sizeof e);
+      auto c = column.find(e.id);
+      if (c == column.end())
+        continue;
+      split_rank.push_back(static_cast<uint32_t>(r));
+      split_routine.push_back(static_cast<uint32_t>(c->second));
+      split_comm.push_back(e.comm_size);
+      split_bin.push_back(static_cast<uint8_t>(e.bin));
+      split_calls.push_back(e.calls);
+      split_bytes.push_back(e.bytes);
+      split_time.push_back(pnmpi_round_mantissa(static_cast<float>(e.time_s), kTimeBits));
+    }
   }
   std::vector<int32_t> members;
   std::map<uint64_t, size_t> comm_of; // group key -> communicator
@@ -356,6 +391,13 @@ int write_record(const std::vector<char> &all, const std::vector<int> &offsets, 
   rc = rc ? rc : add(z, "comm_delta", "<i4", comm_delta);
   rc = rc ? rc : add(z, "comm_bytes", "<u8", comm_bytes);
   rc = rc ? rc : add(z, "comm_count", "<u8", comm_count);
+  rc = rc ? rc : add(z, "split_rank", "<u4", split_rank);
+  rc = rc ? rc : add(z, "split_routine", "<u4", split_routine);
+  rc = rc ? rc : add(z, "split_comm_size", "<u4", split_comm);
+  rc = rc ? rc : add(z, "split_bin", "|u1", split_bin);
+  rc = rc ? rc : add(z, "split_calls", "<u8", split_calls);
+  rc = rc ? rc : add(z, "split_time_s", "<f4", split_time);
+  rc = rc ? rc : add(z, "split_bytes", "<u8", split_bytes);
   rc = rc ? rc : pnmpi_npz_write(z, path.c_str());
   pnmpi_npz_free(z);
   return rc;
@@ -387,6 +429,19 @@ Region *open_region() {
     std::snprintf(n + static_cast<size_t>(k) * kNameBytes, kNameBytes, "%s",
                   profile_routine_names[k]);
   return r;
+}
+
+SplitRegion *open_split_region() {
+  const uint64_t bytes =
+      sizeof(SplitRegion) + uint64_t{kMaxThreads} * kSplitSlots * sizeof(SplitSlot);
+  auto *s = static_cast<SplitRegion *>(pnmpi_part_region("profile_split", bytes, 1));
+  if (s == nullptr)
+    return nullptr;
+  s->slots = kSplitSlots;
+  s->max_threads = kMaxThreads;
+  s->slot_bytes = sizeof(SplitSlot);
+  s->slots_offset = sizeof(SplitRegion);
+  return s;
 }
 
 void write_job_record() {
@@ -444,15 +499,41 @@ void write_job_record() {
     }
     rh.entries = static_cast<uint32_t>(entries.size());
     Traffic traffic;
-    rh.pad = pnmpi_record_collect(take_traffic, &traffic) ? 1 : 0;
+    rh.pad = (pnmpi_record_collect(take_traffic, &traffic) ? 1u : 0u) | (g_split ? 2u : 0u);
     mine.resize(sizeof rh + entries.size() * sizeof(Entry));
     std::memcpy(mine.data(), &rh, sizeof rh);
     if (!entries.empty())
       std::memcpy(mine.data() + sizeof rh, entries.data(), entries.size() * sizeof(Entry));
-    if (rh.pad == 1) {
+    if (rh.pad & 1u) {
       const std::vector<char> more = serialise(traffic);
       mine.insert(mine.end(), more.begin(), more.end());
     }
+    if (g_split != nullptr) {
+      std::map<std::tuple<uint32_t, uint32_t, uint32_t>, SplitEntry> sum;
+      for (uint32_t t = 0; t < threads; ++t) {
+        const SplitSlot *slot = split_slots(g_split, t);
+        for (uint32_t k = 0; k < g_split->slots; ++k) {
+          const SplitSlot &x = slot[k];
+          if (x.routine_plus1 == 0 || !x.app)
+            continue;
+          SplitEntry &e = sum[{x.routine_plus1 - 1, x.comm_size, x.bin}];
+          e.id = x.routine_plus1 - 1;
+          e.comm_size = x.comm_size;
+          e.bin = x.bin;
+          e.calls += x.calls;
+          e.bytes += x.bytes;
+          e.time_s += static_cast<double>(x.ticks) * s_per_tick;
+        }
+      }
+      const uint64_t n = sum.size();
+      const char *np = reinterpret_cast<const char *>(&n);
+      mine.insert(mine.end(), np, np + sizeof n);
+      for (const auto &kv : sum) {
+        const char *ep = reinterpret_cast<const char *>(&kv.second);
+        mine.insert(mine.end(), ep, ep + sizeof(SplitEntry));
+      }
+    }
+    mine.resize((mine.size() + 7) / 8 * 8); // the next rank's packet stays aligned
   }
   int len = static_cast<int>(mine.size());
   std::vector<int> lens(rank == 0 ? static_cast<size_t>(size) : 0);

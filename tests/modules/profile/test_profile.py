@@ -131,6 +131,35 @@ class Profile(unittest.TestCase):
         with open(page) as f:
             self.assertIn("<h2>Time in MPI</h2>", f.read())
 
+    def test_split(self):
+        """argument split on: per (routine, communicator size, message-size bin), adding up
+        to the routine's calls and bytes on every rank."""
+        self.run_job([APP, "finalize", str(ITER)], self.conf_split())
+        r = self.finalized_record()
+        rows = {}
+        for i in range(len(r.split_rank)):
+            key = (int(r.split_rank[i]), r.routines[int(r.split_routine[i])],
+                   int(r.split_comm_size[i]), int(r.split_bin[i]))
+            rows[key] = (int(r.split_calls[i]), int(r.split_bytes[i]))
+        for rank in (0, 1):
+            # 400 bytes: floor(log2(400)) + 1 = 9; 24 bytes: 5; no bytes: 0.
+            self.assertEqual(rows[(rank, "MPI_Send", 2, 9)], (ITER, ITER * 400))
+            self.assertEqual(rows[(rank, "MPI_Irecv", 2, 9)], (ITER, ITER * 400))
+            self.assertEqual(rows[(rank, "MPI_Allreduce", 2, 5)], (ITER, ITER * 24))
+            self.assertEqual(rows[(rank, "MPI_Barrier", 2, 0)], (1, 0))
+            self.assertEqual(rows[(rank, "MPI_Wait", 0, 0)], (ITER, 0))
+            for name in r.routines:
+                calls = sum(v[0] for k, v in rows.items() if k[0] == rank and k[1] == name)
+                self.assertEqual(calls, int(self.col(r, name)[rank]), name)
+        out = self.report("summary", self.out)
+        self.assertRegex(out, r"\nMPI_Send +2 +256 B-511 B +20 ")
+
+    def conf_split(self):
+        path = self.conf()
+        with open(path, "a") as f:
+            f.write("argument split on\n")
+        return path
+
     def report(self, *args):
         p = subprocess.run([os.environ.get("PNMPI_REPORT", os.path.join(
             SOURCE, "tools", "report", "pnmpi-report"))] + list(args), capture_output=True,

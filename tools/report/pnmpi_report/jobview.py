@@ -81,7 +81,18 @@ def summarize(r, top=10):
                 "mpi_s": float(r.mpi_s[k]), "percent_mpi": 100.0 * float(frac[k]),
                 "ended": r.rank_end(int(k))}
     k = max(0, top)
+    split = {}
+    for i in range(len(r.split_rank)):
+        key = (int(r.split_routine[i]), int(r.split_comm_size[i]), int(r.split_bin[i]))
+        v = split.setdefault(key, [0, 0.0, 0])
+        v[0] += int(r.split_calls[i])
+        v[1] += float(r.split_time_s[i])
+        v[2] += int(r.split_bytes[i])
+    split_rows = [{"routine": r.routines[f], "comm_size": c, "bytes_bin": _bin_label(b),
+                   "calls": v[0], "time_s": v[1], "bytes": v[2]}
+                  for (f, c, b), v in sorted(split.items(), key=lambda kv: -kv[1][1])]
     return {
+        "split": split_rows[:max(k, 20)],
         "source": r.path, "job_id": r.job_id, "user": r.user, "executable": r.executable,
         "executable_hash": r.executable_hash, "ranks": r.ranks, "hosts": len(r.hosts),
         "modules": r.modules, "pnmpi_version": r.pnmpi_version, "mpi": r.mpi,
@@ -96,6 +107,20 @@ def summarize(r, top=10):
         "least_mpi_ranks": [rank_row(i) for i in np.argsort(frac, kind="stable")[:k]],
         "percent_mpi_per_rank": [100.0 * float(x) for x in frac],
     }
+
+
+def _bin_label(b):
+    if b == 0:
+        return "0 B"
+    return "%s-%s" % (human_bytes(1 << (b - 1)), human_bytes((1 << b) - 1))
+
+
+SPLIT_HEADER = ["routine", "comm size", "message size", "calls", "time s", "bytes"]
+
+
+def _split_rows(s):
+    return [[x["routine"], x["comm_size"] or "-", x["bytes_bin"], x["calls"],
+             "%.6f" % x["time_s"], human_bytes(x["bytes"])] for x in s["split"]]
 
 
 def _when(t):
@@ -162,6 +187,9 @@ def render_text(s):
         t += _table(["routine", "calls", "time s", "bytes"],
                     [[x["routine"], x["calls"], "%.6f" % x["time_s"], human_bytes(x["bytes"])]
                      for x in s["tool_routines"]])
+    if s["split"]:
+        t += "\nBy communicator size and message size (argument split on; by time)\n"
+        t += _table(SPLIT_HEADER, _split_rows(s))
     t += "\nSlowest ranks (longest wall time)\n"
     t += _table(RANK_HEADER, _rank_rows(s["slowest_ranks"]))
     t += "\nRanks with the most time in MPI\n"
@@ -211,6 +239,9 @@ def render_html(s):
         b += _html_table(["routine", "calls", "time s", "bytes"],
                          [[x["routine"], x["calls"], "%.6f" % x["time_s"],
                            human_bytes(x["bytes"])] for x in s["tool_routines"]])
+    if s["split"]:
+        b += "<h3>By communicator size and message size</h3>\n"
+        b += _html_table(SPLIT_HEADER, _split_rows(s))
     b += "<h2>Slowest ranks</h2>\n" + _html_table(RANK_HEADER, _rank_rows(s["slowest_ranks"]))
     b += "<h2>Ranks with the most time in MPI</h2>\n"
     b += _html_table(RANK_HEADER, _rank_rows(s["most_mpi_ranks"]))
