@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Copyright (c) 2026 the pnmpi authors
+//
+// The profile module: time, calls and bytes per MPI routine and rank, kept in the part
+// file from MPI_Init on, and the job record rank 0 writes at MPI_Finalize
+// (docs/record.md). The call path is in profile.h; this file does everything else.
+#include "profile.h"
+
+#include "record_writer.h"
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <unistd.h>
+
+PNMPI_MODULE_ARGUMENTS("output parts split");
+
+__thread profile_cell_t *profile_t_cells = nullptr;
+profile_type_slot_t profile_types[PROFILE_TYPE_SLOTS];
+int profile_split_on = 0;
+
+namespace pnmpi::profile {
+
+Region *g_region = nullptr;
+SplitRegion *g_split = nullptr;
+std::string g_output = ".";
+uint64_t g_begin_tick = 0, g_begin_mono = 0;
+std::atomic<bool> g_warned_lost{false};
+
+namespace {
+
+void fill_type_table() {
+  const MPI_Datatype types[] = {MPI_CHAR,
+                                MPI_SHORT,
+                                MPI_INT,
+                                MPI_LONG,
+                                MPI_LONG_LONG,
+                                MPI_SIGNED_CHAR,
+                                MPI_UNSIGNED_CHAR,
+                                MPI_UNSIGNED_SHORT,
+                                MPI_UNSIGNED,
+                                MPI_UNSIGNED_LONG,
+                                MPI_UNSIGNED_LONG_LONG,
+                                MPI_FLOAT,
+                                MPI_DOUBLE,
+                                MPI_LONG_DOUBLE,
+                                MPI_WCHAR,
+                                MPI_C_BOOL,
+                                MPI_INT8_T,
+                                MPI_INT16_T,
+                                MPI_INT32_T,
+                                MPI_INT64_T,
+                                MPI_UINT8_T,
+                                MPI_UINT16_T,
+                                MPI_UINT32_T,
+                                MPI_UINT64_T,
+                                MPI_C_COMPLEX,
+                                MPI_C_DOUBLE_COMPLEX,
+                                MPI_BYTE,
+                                MPI_PACKED,
+                                MPI_AINT,
+                                MPI_OFFSET,
+                                MPI_COUNT,
+                                MPI_FLOAT_INT,
+                                MPI_DOUBLE_INT,
+                                MPI_LONG_INT,
+                                MPI_2INT,
+                                MPI_SHORT_INT,
+                                MPI_LONG_DOUBLE_INT,
+                                MPI_INTEGER,
+                                MPI_REAL,
+                                MPI_DOUBLE_PRECISION,
+                                MPI_COMPLEX,
+                                MPI_DOUBLE_COMPLEX,
+                                MPI_LOGICAL,
+                                MPI_CHARACTER,
+                                MPI_2REAL,
+                                MPI_2DOUBLE_PRECISION,
+                                MPI_2INTEGER,
+                                MPI_INTEGER4,
+                                MPI_INTEGER8,
+                                MPI_REAL4,
+                                MPI_REAL8};
+  for (MPI_Datatype t : types) {
+    const uintptr_t k = profile_type_key(t);
+    if (k == 0 || t == MPI_DATATYPE_NULL)
+      continue;
+    int size = 0;
+    if (PMPI_Type_size(t, &size) != MPI_SUCCESS)
+      continue;
+    for (unsigned i = static_cast<unsigned>((k * 0x9E3779B97F4A7C15ull) >> 56);;
+         i = (i + 1) & 255u) {
+      if (profile_types[i].key == k)
+        break;
+      if (profile_types[i].key == 0) {
+        profile_types[i].size = static_cast<uint64_t>(size);
+        profile_types[i].key = k;
+        break;
+      }
+    }
+  }
+}
+
+} // namespace
+} // namespace pnmpi::profile
+
+using namespace pnmpi::profile;
+
+extern "C" {
+
+profile_cell_t *profile_thread_cells(void) {
+  Region *r = g_region;
+  if (r == nullptr)
+    return nullptr;
+  const uint32_t slot = __atomic_fetch_add(&r->threads, 1u, __ATOMIC_RELAXED);
+  if (slot >= r->max_threads) {
+    __atomic_store_n(&r->threads, r->max_threads, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&r->lost_calls, 1u, __ATOMIC_RELAXED);
+    return nullptr;
+  }
+  profile_cell_t *cells = region_cells(r, slot);
+  profile_t_cells = cells;
+  return cells;
+}
+
+uint64_t profile_type_size_slow(MPI_Datatype type) {
+  int size = 0;
+  return PMPI_Type_size(type, &size) == MPI_SUCCESS && size > 0 ? static_cast<uint64_t>(size) : 0;
+}
+
+void profile_split(int id, int app, uint64_t ticks, uint64_t bytes, MPI_Comm comm) {
+  SplitRegion *s = g_split;
+  profile_cell_t *cells = profile_t_cells;
+  if (s == nullptr || cells == nullptr || g_region == nullptr)
+    return;
+  const size_t thread =
+      static_cast<size_t>(cells - region_cells(g_region, 0)) / (2u * PNMPI_NUM_ROUTINES);
+  int size = 0;
+  if (comm != MPI_COMM_NULL)
+    PMPI_Comm_size(comm, &size);
+  const uint32_t bin = bytes != 0 ? 64u - static_cast<uint32_t>(__builtin_clzll(bytes)) : 0u;
+  SplitSlot *t = split_slots(s, thread);
+  uint64_t h = static_cast<uint64_t>(id) * 0x9E3779B97F4A7C15ull ^
+               static_cast<uint64_t>(size) * 0xC2B2AE3D27D4EB4Full ^
+               static_cast<uint64_t>(bin) * 0x165667B19E3779F9ull ^ static_cast<uint64_t>(app);
+  for (uint32_t probe = 0, i = static_cast<uint32_t>(h >> 40) & (s->slots - 1); probe < s->slots;
+       ++probe, i = (i + 1) & (s->slots - 1)) {
+    SplitSlot &slot = t[i];
+    if (slot.routine_plus1 == 0) {
+      slot.comm_size = static_cast<uint32_t>(size);
+      slot.bin = bin;
+      slot.app = app ? 1u : 0u;
+      __atomic_store_n(&slot.routine_plus1, static_cast<uint32_t>(id) + 1u, __ATOMIC_RELEASE);
+    } else if (slot.routine_plus1 != static_cast<uint32_t>(id) + 1u ||
+               slot.comm_size != static_cast<uint32_t>(size) || slot.bin != bin ||
+               slot.app != (app ? 1u : 0u)) {
+      continue;
+    }
+    slot.calls += 1;
+    slot.ticks += ticks;
+    slot.bytes += bytes;
+    return;
+  }
+  __atomic_fetch_add(&s->lost_calls, 1u, __ATOMIC_RELAXED);
+}
+
+void profile_init_begin(void) {
+  g_begin_mono = pnmpi_monotonic_ns();
+  g_begin_tick = pnmpi_ticks();
+}
+
+void profile_init_end(int rc) {
+  if (rc != MPI_SUCCESS)
+    return;
+  int rank = -1, size = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  fill_type_table();
+  pnmpi_part_started(rank, size, g_begin_tick, g_begin_mono);
+  // Rank 0's job id for every rank: without a scheduler, MPICH's ranks on different nodes
+  // see different fallbacks (their launcher's pid), and the parts of one job must agree.
+  pnmpi_part_header_t *h = pnmpi_part_header();
+  char id[sizeof h->job_id];
+  std::snprintf(id, sizeof id, "%s", h != nullptr ? h->job_id : pnmpi_job_id());
+  PMPI_Bcast(id, static_cast<int>(sizeof id), MPI_CHAR, 0, MPI_COMM_WORLD);
+  id[sizeof id - 1] = '\0';
+  if (h != nullptr)
+    std::memcpy(h->job_id, id, sizeof id);
+}
+
+void profile_finalize_begin(void) {
+  pnmpi_part_mark(PNMPI_PART_FINALIZED, 0);
+  write_job_record();
+}
+
+void profile_abort(int code) {
+  pnmpi_part_mark(PNMPI_PART_ABORTED, code);
+}
+
+PNMPI_EXPORT void pnmpi_module_loaded(PNMPI_modHandle_t self) {
+  const char *output = ".";
+  if (pnmpi_argument_string(self, "output", PNMPI_ARG_NONEMPTY, &output) == PNMPI_BADARG)
+    _exit(1);
+  const char *parts = output;
+  if (pnmpi_argument_string(self, "parts", PNMPI_ARG_NONEMPTY, &parts) == PNMPI_BADARG)
+    _exit(1);
+  g_output = output;
+  if (mkdir_one(output) != 0 || pnmpi_part_configure(parts) != 0) {
+    std::fprintf(stderr, "pnmpi: profile: cannot use the output directory %s: %s\n", output,
+                 std::strerror(errno));
+    return;
+  }
+  int split = 0;
+  if (pnmpi_argument_bool(self, "split", PNMPI_ARG_OPTIONAL, &split) == PNMPI_BADARG)
+    _exit(1);
+  g_region = open_region();
+  if (g_region != nullptr && split) {
+    g_split = open_split_region();
+    if (g_split == nullptr)
+      std::fprintf(stderr, "pnmpi: profile: cannot make the split's region in %s: %s\n", parts,
+                   std::strerror(errno));
+    profile_split_on = g_split != nullptr;
+  }
+  if (g_region == nullptr)
+    std::fprintf(stderr,
+                 "pnmpi: profile: cannot make the part file in %s: %s (nothing is profiled)\n",
+                 parts, std::strerror(errno));
+}
+
+} // extern "C"
