@@ -27,7 +27,8 @@ set(PNMPI_GENERATED_SOURCES
   pnmpi_xmpi.c
   pnmpi_newstack.h
   pnmpi_xmpi.h
-  passthrough.c)
+  passthrough.c
+  profile_wrappers.c)
 
 function(pnmpi_generate_stubs)
   cmake_parse_arguments(PARSE_ARGV 0 arg "" "OUTDIR;OUTPUTS_VAR" "")
@@ -44,7 +45,8 @@ function(pnmpi_generate_stubs)
 
   set(gen_dir "${PROJECT_SOURCE_DIR}/stub-gen")
   set(outdir "${arg_OUTDIR}")
-  file(GLOB gen_scripts CONFIGURE_DEPENDS "${gen_dir}/*.py" "${gen_dir}/templates/*")
+  file(GLOB gen_scripts CONFIGURE_DEPENDS "${gen_dir}/*.py" "${gen_dir}/templates/*"
+       "${gen_dir}/profile.txt")
   set(exceptions "${gen_dir}/exceptions.txt")
 
   # MPI_C_LIBRARIES may list more than the MPI library (e.g. libpthread); the generator

@@ -22,6 +22,7 @@ import elfsyms
 import emit_common
 import emit_core
 import emit_passthrough
+import emit_profile
 import emit_stub
 import parse
 from model import Api, Skipped, StubGenError
@@ -149,7 +150,7 @@ def generate(args):
     api = build_api(header, exported, libraries, entries, args.exceptions)
     api.notes += lib_notes
     outputs = {}
-    for emitter in (emit_core, emit_stub, emit_passthrough):
+    for emitter in (emit_core, emit_stub, emit_passthrough, emit_profile):
         outputs.update(emitter.emit(api))
     outputs[MODEL] = json.dumps(api.to_json_dict(emit_common.banner_text(api)), indent=1) + "\n"
     outputs[REPORT] = render_report(api)

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Copyright (c) 2026 the pnmpi authors
+//
+// The profile's region of the part file, and the job record written from it.
+#ifndef PNMPI_PROFILE_RECORD_WRITER_H
+#define PNMPI_PROFILE_RECORD_WRITER_H
+
+#include "profile.h"
+
+#include <string>
+
+namespace pnmpi::profile {
+
+/// The profile's region of the part file (version 1), as pnmpi-report reads it: this
+/// header, the routine names (kNameBytes each) at names_offset, then max_threads blocks
+/// of 2 * routines cells (the application's, then the modules') at cells_offset.
+struct Region {
+  uint32_t routines;
+  uint32_t max_threads;
+  uint32_t threads; ///< blocks taken (may briefly exceed max_threads)
+  uint32_t name_bytes;
+  uint64_t lost_calls; ///< calls of threads that found no block left
+  uint64_t names_offset;
+  uint64_t cells_offset;
+  uint64_t reserved[3];
+};
+
+constexpr uint32_t kRegionVersion = 1;
+constexpr uint32_t kMaxThreads = 64;
+constexpr uint32_t kNameBytes = 64;
+
+inline profile_cell_t *region_cells(Region *r, uint32_t slot) {
+  return reinterpret_cast<profile_cell_t *>(reinterpret_cast<char *>(r) + r->cells_offset) +
+         static_cast<size_t>(slot) * 2u * r->routines;
+}
+
+extern Region *g_region;
+extern std::string g_output;
+
+/// Reserves and fills the region (names, sizes); nullptr with errno on failure.
+Region *open_region();
+/// mkdir of one level; 0 when it exists.
+int mkdir_one(const char *path);
+/// Gathers every rank's totals to rank 0, which writes the record; then every rank
+/// removes its part file if the record was written. Collective over MPI_COMM_WORLD.
+void write_job_record();
+
+} // namespace pnmpi::profile
+
+#endif

@@ -1,0 +1,144 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the pnmpi authors
+"""profile_wrappers.c: the profile module's wrapper of every routine (modules/profile).
+
+Each wrapper notes whether the application made the call, reads the tick counter around
+the call it passes on, and adds the duration and the bytes of its (count, datatype)
+parameters to the calling thread's counters (modules/profile/profile.h). What differs
+per routine is data: stub-gen/profile.txt."""
+
+import os
+import re
+
+import emit_common as c
+from model import StubGenError
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "profile.txt")
+
+INTRO = """\
+/* The profile module's wrappers: time, calls and bytes per routine (docs/record.md). The
+ * counting is in modules/profile/profile.h; what differs per routine is data in
+ * stub-gen/profile.txt. */
+"""
+
+INCLUDES = """\
+#include <mpi.h>
+#include <pnmpi/pnmpi.h>
+#include <pnmpi_routine_ids.h>
+
+#include "profile.h"
+"""
+
+COUNT_TYPES = ("int", "MPI_Count")
+
+
+class Entry:
+    def __init__(self, routine, line):
+        self.routine, self.line = routine, line
+        self.before, self.after, self.bytes, self.reason = [], [], None, ""
+
+
+def parse_data(text, path):
+    entries, cur = {}, None
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        s = raw.strip()
+        if not s or s.startswith("#"):
+            continue
+        words = s.split(None, 1)
+        key, rest = words[0], (words[1].strip() if len(words) > 1 else "")
+        if not raw[0].isspace():
+            if key != "routine" or not re.match(r"^MPI_\w+$", rest):
+                raise StubGenError("%s:%d: expected 'routine MPI_Name'" % (path, lineno))
+            if rest in entries:
+                raise StubGenError("%s:%d: routine %s is listed twice" % (path, lineno, rest))
+            cur = entries[rest] = Entry(rest, lineno)
+        elif cur is None:
+            raise StubGenError("%s:%d: '%s' outside a routine block" % (path, lineno, key))
+        elif key in ("before", "after"):
+            getattr(cur, key).append(rest)
+        elif key == "bytes":
+            words = rest.split()
+            if words != ["none"] and len(words) != 2:
+                raise StubGenError("%s:%d: 'bytes' needs COUNT TYPE or none" % (path, lineno))
+            cur.bytes = words
+        elif key == "reason":
+            cur.reason = rest
+        else:
+            raise StubGenError("%s:%d: unknown directive '%s'" % (path, lineno, key))
+    for e in entries.values():
+        if not e.reason:
+            raise StubGenError("%s:%d: routine %s: missing 'reason'" % (path, e.line, e.routine))
+    return entries
+
+
+def param_type(p):
+    """The type of a scalar parameter (`int count` -> `int`), None for arrays."""
+    if "[" in p.decl or not p.decl.endswith(p.name):
+        return None
+    return p.decl[:-len(p.name)].strip()
+
+
+def pairs(routine):
+    """[(buffer name or None, count name, datatype name)] of scalar (count, datatype)."""
+    out = []
+    ps = routine.params
+    for k in range(len(ps) - 1):
+        if (param_type(ps[k]) in COUNT_TYPES and "count" in ps[k].name
+                and param_type(ps[k + 1]) == "MPI_Datatype" and ps[k + 1].name != "oldtype"):
+            buf = ps[k - 1].name if k > 0 and "void *" in ps[k - 1].decl else None
+            out.append((buf, ps[k].name, ps[k + 1].name))
+    return out
+
+
+def bytes_expr(routine, entry):
+    if entry is not None and entry.bytes is not None:
+        if entry.bytes == ["none"]:
+            return "0"
+        names = routine.arg_names()
+        for n in entry.bytes:
+            if n not in names:
+                raise StubGenError("%s:%d: routine %s has no parameter %s"
+                                   % (DATA, entry.line, routine.name, n))
+        return "profile_volume(%s, %s)" % tuple(entry.bytes)
+    ps = pairs(routine)
+    if not ps:
+        return "0"
+    first = "profile_volume(%s, %s)" % ps[0][1:]
+    if ps[0][0] == "sendbuf" and len(ps) > 1:
+        return "(sendbuf == MPI_IN_PLACE ? profile_volume(%s, %s) : %s)" % (ps[1][1], ps[1][2],
+                                                                           first)
+    return first
+
+
+def emit_routine(routine, entry):
+    body = []
+    if entry is not None:
+        body += ["  %s;" % b for b in entry.before]
+    body.append("  const int pnmpi_app = profile_from_application(%s);" % routine.id_name)
+    body.append("  const uint64_t pnmpi_t0 = pnmpi_ticks();")
+    call = c.wrap("  " + ("" if routine.returns_void else
+                          c.declarator(routine.return_type, "pnmpi_rc") + " = ")
+                  + routine.pmpi_name + "(", routine.arg_names(), ");", "  ")
+    body.append(call)
+    body.append("  const uint64_t pnmpi_t1 = pnmpi_ticks();")
+    body.append(c.wrap("  profile_count(", [routine.id_name, "pnmpi_app", "pnmpi_t1 - pnmpi_t0",
+                                            bytes_expr(routine, entry)], ");", "  "))
+    if entry is not None:
+        body += ["  %s;" % a for a in entry.after]
+    body.append("  return;" if routine.returns_void else "  return pnmpi_rc;")
+    return c.function("PNMPI_EXPORT ", routine, routine.name, body)
+
+
+def emit(api):
+    with open(DATA, encoding="utf-8") as f:
+        entries = parse_data(f.read(), DATA)
+    about = "profile_wrappers.c: the profile module's wrappers (%d routines)." % len(api.routines)
+    out = [c.c_banner(api, about), "\n", INTRO, "\n", c.DEPRECATED_PRAGMA, "\n", INCLUDES]
+    names = []
+    for r in api.routines:
+        out += ["\n", emit_routine(r, entries.get(r.name))]
+        names.append(r.name)
+    out.append("\nconst char *const profile_routine_names[PNMPI_NUM_ROUTINES] = {\n")
+    out += ["    \"%s\",\n" % n for n in names]
+    out.append("};\n")
+    return {"profile_wrappers.c": "".join(out)}

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the pnmpi authors */
+/** @file
+ * The support library first-party modules share, and third-party modules may link
+ * (`target_link_libraries(tool PRIVATE pnmpi::support)`, `-lpnmpi_support`): the
+ * per-process part file, signal and exit marks, the job id, file names and JSON strings
+ * escaped, files written atomically, and `.npz` archives for the job record.
+ *
+ * One part file per process, shared by every module that reserves a region in it:
+ *
+ *     pnmpi_part_configure("/tmp/parts");               // before the first region
+ *     uint64_t *counters = pnmpi_part_region("mytool", 4096, 1);
+ *     ... after MPI_Init: pnmpi_part_started(rank, size);
+ *     ... counters[k]++ on the call path: the file holds them from here on, so even a
+ *     SIGKILL leaves them on disk (docs/record.md).
+ *
+ * Nothing here is meant for a per-call path except pnmpi_ticks(). Every function is safe
+ * to call before MPI_Init and makes no MPI call; errors are returned, never printed,
+ * except where a function says so.
+ */
+#ifndef PNMPI_SUPPORT_H
+#define PNMPI_SUPPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PNMPI_SUPPORT_EXPORT __attribute__((visibility("default")))
+
+/** How a process ended, as its part file's state word says (the record's rank_state). */
+typedef enum {
+  PNMPI_PART_RUNNING = 0,   /**< no mark yet: a process that stays so was killed */
+  PNMPI_PART_FINALIZED = 1, /**< reached MPI_Finalize */
+  PNMPI_PART_SIGNALED = 2,  /**< a fatal signal arrived (the detail is its number) */
+  PNMPI_PART_ABORTED = 3,   /**< called MPI_Abort (the detail is its error code) */
+  PNMPI_PART_EXITED = 4     /**< exit() without MPI_Finalize (the detail is 0) */
+} pnmpi_part_state_t;
+
+#define PNMPI_PART_MAGIC "PNMPIPRT"
+#define PNMPI_PART_VERSION 1u
+#define PNMPI_PART_HEADER_BYTES 4096u
+#define PNMPI_PART_MAX_REGIONS 16
+
+/** One region of a part file, as its header lists it. */
+typedef struct {
+  char name[32];   /**< the module's name for it, NUL-terminated */
+  uint64_t offset; /**< from the start of the file, a multiple of the page size */
+  uint64_t bytes;
+  uint32_t version; /**< the module's own layout version */
+  uint32_t reserved;
+  uint64_t reserved2;
+} pnmpi_part_region_t;
+
+/** The header at offset 0 of a part file (little-endian, as written on x86-64/AArch64).
+ * Times: *_real_ns CLOCK_REALTIME, *_mono_ns CLOCK_MONOTONIC, *_tick pnmpi_ticks(). */
+typedef struct {
+  char magic[8];    /**< PNMPI_PART_MAGIC, no NUL */
+  uint32_t version; /**< PNMPI_PART_VERSION */
+  uint32_t header_bytes;
+  int32_t rank; /**< world rank, -1 until pnmpi_part_started() */
+  int32_t size; /**< world size, 0 until then */
+  uint32_t pid;
+  uint32_t state; /**< pnmpi_part_state_t; written last by a mark */
+  int32_t detail; /**< signal number, MPI_Abort code */
+  uint32_t region_count;
+  uint64_t file_bytes;
+  uint64_t init_real_ns, init_mono_ns, init_tick; /**< end of MPI_Init */
+  uint64_t end_real_ns, end_mono_ns, end_tick;    /**< the mark (0 if none) */
+  double ticks_per_ns;                            /**< the estimate at MPI_Init */
+  char host[64];
+  char job_id[128];
+  char user[64];
+  char executable[1024];
+  pnmpi_part_region_t regions[PNMPI_PART_MAX_REGIONS];
+} pnmpi_part_header_t;
+
+/** The directory part files are created in (made if missing, one level). Takes effect
+ * only before the file exists; later calls return 0 and change nothing. 0 or errno. */
+PNMPI_SUPPORT_EXPORT int pnmpi_part_configure(const char *directory);
+
+/** A zeroed region of `bytes` in this process's part file, named `name` (at most 31
+ * characters), created with the file at the first call (DIR/pnmpi-JOB.HOST.PID.part),
+ * which also installs the signal and exit marks (pnmpi_marks_install()). NULL, with errno
+ * set, when the file cannot be made or grown. */
+PNMPI_SUPPORT_EXPORT void *pnmpi_part_region(const char *name, size_t bytes, uint32_t version);
+
+/** The header of this process's part file, or NULL before the first region. */
+PNMPI_SUPPORT_EXPORT pnmpi_part_header_t *pnmpi_part_header(void);
+
+/** The path of this process's part file ("" before the first region). */
+PNMPI_SUPPORT_EXPORT const char *pnmpi_part_path(void);
+
+/** Records the world rank and size and the end of MPI_Init (times and the clock rate
+ * measured from `begin_tick`/`begin_mono_ns`, taken before MPI_Init). */
+PNMPI_SUPPORT_EXPORT void pnmpi_part_started(int rank, int size, uint64_t begin_tick,
+                                             uint64_t begin_mono_ns);
+
+/** Marks how the process ends (async-signal-safe). A mark never replaces FINALIZED. */
+PNMPI_SUPPORT_EXPORT void pnmpi_part_mark(pnmpi_part_state_t state, int detail);
+
+/** Removes this process's part file (its mappings stay valid until exit). 0 or errno. */
+PNMPI_SUPPORT_EXPORT int pnmpi_part_remove(void);
+
+/** Installs, once, handlers of SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
+ * SIGXCPU, SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGABRT that mark the part file and then do
+ * what the handler that was there before would have done: call it, ignore the signal, or
+ * (the default action) re-raise it with the default action, so the process ends with the
+ * same signal and status as without pnmpi. An atexit() handler marks EXITED when the
+ * process exits before MPI_Finalize. A handler the application installs later replaces
+ * ours (its process then shows no mark if killed). */
+PNMPI_SUPPORT_EXPORT void pnmpi_marks_install(void);
+
+/** A cheap, monotonic tick counter (the TSC on x86-64, else CLOCK_MONOTONIC in ns). */
+static inline uint64_t pnmpi_ticks(void) {
+#if defined(__x86_64__)
+  uint32_t lo, hi;
+  __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+  return ((uint64_t)hi << 32) | lo;
+#else
+  extern PNMPI_SUPPORT_EXPORT uint64_t pnmpi_monotonic_ns(void);
+  return pnmpi_monotonic_ns();
+#endif
+}
+
+/** CLOCK_MONOTONIC and CLOCK_REALTIME in nanoseconds. */
+PNMPI_SUPPORT_EXPORT uint64_t pnmpi_monotonic_ns(void);
+PNMPI_SUPPORT_EXPORT uint64_t pnmpi_realtime_ns(void);
+
+/** The job id: SLURM_JOB_ID[.SLURM_STEP_ID], PBS_JOBID, LSB_JOBID, FLUX_JOB_ID, then the
+ * launcher's (OMPI_MCA_orte_ess_jobid, PMIX_NAMESPACE, PMI_KVS... see docs/record.md), else
+ * "pid-P" of the parent process. Never NULL; the same string for the whole process. */
+PNMPI_SUPPORT_EXPORT const char *pnmpi_job_id(void);
+
+/** `text` for a file name: every byte outside [A-Za-z0-9._-] becomes '_', at most 128
+ * bytes, never empty, "." or "..". Writes at most `size` bytes with the NUL; returns the
+ * length it needs (as snprintf). */
+PNMPI_SUPPORT_EXPORT size_t pnmpi_file_name(const char *text, char *out, size_t size);
+
+/** `text` as a JSON string with its quotes (control characters, quotes, backslashes and
+ * invalid UTF-8 escaped as \uXXXX / U+FFFD). Returns the length it needs, as snprintf. */
+PNMPI_SUPPORT_EXPORT size_t pnmpi_json_string(const char *text, char *out, size_t size);
+
+/** Writes `path` whole: a temporary file beside it, fsync, rename over it. A reader sees
+ * the old file or the new one, never half of one. 0 or errno. */
+PNMPI_SUPPORT_EXPORT int pnmpi_write_file_atomic(const char *path, const void *data, size_t bytes);
+
+/** A numpy .npz archive being built (deflated members, numpy format 1.0). */
+typedef struct pnmpi_npz pnmpi_npz_t;
+
+PNMPI_SUPPORT_EXPORT pnmpi_npz_t *pnmpi_npz_new(void);
+/** Adds NAME.npy: `descr` a numpy type string ("<u8", "<f4", "|u1", "<i4"...), `shape`
+ * `ndim` sizes, `fortran_order` 1 for column-major data. 0, or EINVAL/ENOMEM. */
+PNMPI_SUPPORT_EXPORT int pnmpi_npz_add(pnmpi_npz_t *npz, const char *name, const char *descr,
+                                       int ndim, const uint64_t *shape, int fortran_order,
+                                       const void *data, size_t bytes);
+/** Writes the archive atomically to `path`. 0 or errno. */
+PNMPI_SUPPORT_EXPORT int pnmpi_npz_write(pnmpi_npz_t *npz, const char *path);
+PNMPI_SUPPORT_EXPORT void pnmpi_npz_free(pnmpi_npz_t *npz);
+
+/** CRC-32 (zlib's) of a whole file and its size, as "crc32:HEX:SIZE". 0 or errno. */
+PNMPI_SUPPORT_EXPORT int pnmpi_file_hash(const char *path, char *out, size_t size);
+
+/** `v` rounded to `bits` mantissa bits (the record's time precision). */
+PNMPI_SUPPORT_EXPORT float pnmpi_round_mantissa(float v, int bits);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PNMPI_SUPPORT_H */

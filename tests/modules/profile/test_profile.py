@@ -1,0 +1,235 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the pnmpi authors
+"""The profile module under real mpirun jobs: exact calls and bytes per routine (C,
+threads, Fortran, stacked with the monitor), times in order, and the part files of jobs
+that end without MPI_Finalize (MPI_Abort, exit, SIGTERM of the job, SIGKILL of a rank)
+merged into a record that says what happened. Apps: apps/profile_app.c, .f90."""
+
+import glob
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import unittest
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCE = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
+sys.path.insert(0, os.path.join(SOURCE, "tools", "report"))
+from pnmpi_report import parts, record  # noqa: E402
+
+FLAVOR = os.environ.get("PNMPI_TEST_MPI_FLAVOR", "openmpi")
+APP = os.environ.get("PNMPI_TEST_APP")
+APP_F90 = os.environ.get("PNMPI_TEST_APP_F90")
+SCRATCH = os.environ.get("PNMPI_TEST_SCRATCH", "/tmp/pnmpi-profile-tests")
+ITER = 10
+# Rounding of record times (record.TIME_BITS): relative error below 2**-12.
+SLACK = 1 + 2.0 ** -11
+
+
+def launcher(np_=2):
+    cmd = [os.environ["PNMPI_TEST_MPIEXEC"]]
+    env = dict(os.environ)
+    if FLAVOR == "openmpi":
+        env.update({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"})
+        cmd += ["--oversubscribe"]
+    return cmd + ["-np", str(np_)], env
+
+
+class Profile(unittest.TestCase):
+    def setUp(self):
+        self.dir = os.path.join(SCRATCH, self.id().split(".")[-1])
+        shutil.rmtree(self.dir, ignore_errors=True)
+        os.makedirs(self.dir)
+        self.out = os.path.join(self.dir, "out")
+
+    def conf(self, above="", below=""):
+        path = os.path.join(self.dir, "conf")
+        with open(path, "w") as f:
+            f.write("%smodule profile\nargument output %s\n%s" % (above, self.out, below))
+        os.chmod(path, 0o600)
+        return path
+
+    def job(self, argv, conf, preload=False):
+        cmd, env = launcher()
+        if preload:
+            argv = [os.environ["PNMPI_TEST_RUN"], "-c", conf, "-L",
+                    os.environ["PNMPI_TEST_MODULE_DIR"]] + argv
+        else:
+            env.update({"PNMPI_CONF": conf, "PNMPI_LIB_PATH": os.environ["PNMPI_TEST_MODULE_DIR"]})
+        return cmd, env, argv
+
+    def run_job(self, argv, conf, preload=False, status=0):
+        cmd, env, argv = self.job(argv, conf, preload)
+        p = subprocess.run(cmd + argv, capture_output=True, text=True, env=env, cwd=self.dir,
+                           timeout=300)
+        if status is not None:
+            self.assertEqual(p.returncode, status, p.stdout + p.stderr)
+        return p
+
+    def finalized_record(self):
+        files = glob.glob(os.path.join(self.out, "pnmpi-*.record.npz"))
+        self.assertEqual(len(files), 1, os.listdir(self.out))
+        self.assertEqual(parts.part_files(self.out), [], "part files stay after finalize")
+        r = record.read_record(files[0])
+        self.assertEqual(r.ended, "finalized")
+        self.assertTrue(np.all(r.rank_state == record.FINALIZED))
+        return r
+
+    def col(self, r, name, what="calls"):
+        k = r.routine_index(name)
+        self.assertIsNotNone(k, "%s not in %s" % (name, r.routines))
+        return getattr(r, what)[:, k]
+
+    def expect(self, r, calls, nbytes, ranks=(0, 1)):
+        for name, n in calls.items():
+            self.assertEqual(list(self.col(r, name)[list(ranks)]), [n] * len(ranks), name)
+        for name, n in nbytes.items():
+            self.assertEqual(list(self.col(r, name, "bytes")[list(ranks)]), [n] * len(ranks),
+                             name)
+
+    def check_times(self, r):
+        """Times in order and summing inside the wall time; never against fixed bounds."""
+        self.assertTrue(np.all(r.time_s >= 0) and np.all(r.min_s <= r.max_s))
+        called = r.calls > 0
+        lo = r.calls * r.min_s[None, :] / SLACK
+        hi = r.calls * r.max_s[None, :] * SLACK
+        self.assertTrue(np.all(~called | ((r.time_s >= lo) & (r.time_s <= hi))))
+        keep = [k for k, n in enumerate(r.routines) if n not in parts.EXCLUDED]
+        total = r.time_s[:, keep].astype(np.float64).sum(axis=1)
+        self.assertTrue(np.allclose(total, r.mpi_s, rtol=1e-3, atol=1e-6), (total, r.mpi_s))
+        self.assertTrue(np.all(r.mpi_s <= r.wall_s * SLACK), (r.mpi_s, r.wall_s))
+        self.assertTrue(np.all(r.wall_s > 0))
+        self.assertLessEqual(r.start, r.end)
+
+    # ---- finalized jobs ------------------------------------------------------------------
+
+    def test_c_counts(self):
+        self.run_job([APP, "finalize", str(ITER)], self.conf())
+        r = self.finalized_record()
+        self.assertEqual(r.ranks, 2)
+        self.assertEqual(r.modules, ["profile"])
+        self.assertEqual(r.executable, os.path.realpath(APP))
+        self.assertTrue(r.executable_hash.startswith("crc32:"))
+        self.expect(r, {"MPI_Send": ITER, "MPI_Irecv": ITER, "MPI_Wait": ITER,
+                        "MPI_Allreduce": ITER, "MPI_Barrier": 1, "MPI_Init": 1,
+                        "MPI_Comm_rank": 1, "MPI_Comm_size": 1},
+                    {"MPI_Send": ITER * 400, "MPI_Irecv": ITER * 400, "MPI_Allreduce": ITER * 24,
+                     "MPI_Barrier": 0, "MPI_Wait": 0})
+        self.assertEqual(int(r.tool_calls.sum()), 0)
+        self.check_times(r)
+
+    def test_threads(self):
+        threads = 4
+        self.run_job([APP, "threads", str(ITER), str(threads)], self.conf())
+        r = self.finalized_record()
+        self.expect(r, {"MPI_Allreduce": ITER + threads * ITER, "MPI_Init_thread": 1,
+                        "MPI_Comm_dup": threads, "MPI_Comm_free": threads, "MPI_Send": ITER},
+                    {"MPI_Allreduce": ITER * 24 + threads * ITER * 4})
+        self.check_times(r)
+
+    @unittest.skipUnless(APP_F90, "no Fortran compiler")
+    def test_fortran(self):
+        self.run_job([APP_F90], self.conf(), preload=True)
+        r = self.finalized_record()
+        self.expect(r, {"MPI_Send": ITER, "MPI_Recv": ITER, "MPI_Allreduce": ITER,
+                        "MPI_Barrier": 1},
+                    {"MPI_Send": ITER * 400, "MPI_Recv": ITER * 400, "MPI_Allreduce": ITER * 24})
+        self.check_times(r)
+
+    def test_stacked_with_monitor(self):
+        """The monitor above: its finalize traffic is the modules', the application's counts
+        are unchanged; below: nothing changes."""
+        mon = os.path.join(self.dir, "mon")
+        for above, below in (("module monitor\nargument output %s\n" % mon, ""),
+                             ("", "module monitor\nargument output %s\n" % mon)):
+            shutil.rmtree(self.out, ignore_errors=True)
+            self.run_job([APP, "finalize", str(ITER)], self.conf(above, below))
+            r = self.finalized_record()
+            self.expect(r, {"MPI_Send": ITER, "MPI_Allreduce": ITER, "MPI_Barrier": 1},
+                        {"MPI_Send": ITER * 400})
+            if above:
+                self.assertGreater(int(r.tool_calls.sum()), 0)
+            else:
+                self.assertEqual(int(r.tool_calls.sum()), 0)
+            self.assertTrue(os.path.exists(mon + ".json"), os.listdir(self.dir))
+
+    # ---- jobs that never finalize ------------------------------------------------------
+
+    def merged(self):
+        self.assertEqual(glob.glob(os.path.join(self.out, "*.record.npz")), [])
+        r = parts.read_job(self.out)
+        self.assertEqual(r.ended, "incomplete")
+        self.assertEqual(r.ranks, 2)
+        return r
+
+    def counted_until_the_end(self, r, ranks=(0, 1)):
+        self.expect(r, {"MPI_Send": ITER, "MPI_Irecv": ITER, "MPI_Allreduce": ITER},
+                    {"MPI_Send": ITER * 400}, ranks)
+        self.assertTrue(np.all(r.time_s >= 0))
+
+    def test_abort(self):
+        self.run_job([APP, "abort", str(ITER)], self.conf(), status=None)
+        r = self.merged()
+        self.assertEqual(r.rank_end(1), "MPI_Abort (code 7)")
+        self.assertIn(r.rank_end(0), ("signal 15", "killed (no mark)"))
+        self.counted_until_the_end(r)
+
+    def test_exit_without_finalize(self):
+        self.run_job([APP, "exit", str(ITER)], self.conf(), status=None)
+        r = self.merged()
+        self.assertEqual(r.rank_end(1), "exit without finalize")
+        self.assertIn(r.rank_end(0), ("signal 15", "killed (no mark)", "exit without finalize"))
+        self.counted_until_the_end(r)
+
+    def hang(self):
+        cmd, env, argv = self.job([APP, "hang", str(ITER)], self.conf())
+        p = subprocess.Popen(cmd + argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             text=True, env=env, cwd=self.dir)
+        pids = {}
+        while len(pids) < 2:
+            line = p.stdout.readline()
+            self.assertTrue(line, "the job ended before both ranks were ready")
+            if line.startswith("ready "):
+                _, rank, pid = line.split()
+                pids[int(rank)] = int(pid)
+        return p, pids
+
+    def finish(self, p):
+        try:
+            p.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            p.send_signal(signal.SIGTERM)
+            p.wait(timeout=60)
+        p.stdout.close()
+
+    def test_sigterm_of_the_job(self):
+        """As a scheduler does at the time limit: SIGTERM to the launcher, which forwards
+        it. A rank the launcher SIGKILLs before it ran its handler shows no mark."""
+        p, _ = self.hang()
+        p.send_signal(signal.SIGTERM)
+        self.finish(p)
+        self.assertNotEqual(p.returncode, 0)
+        r = self.merged()
+        ends = [r.rank_end(k) for k in range(2)]
+        for e in ends:
+            self.assertIn(e, ("signal 15", "killed (no mark)"))
+        self.assertIn("signal 15", ends)
+        self.counted_until_the_end(r)
+
+    def test_sigkill_of_one_rank(self):
+        p, pids = self.hang()
+        os.kill(pids[1], signal.SIGKILL)
+        self.finish(p)
+        r = self.merged()
+        self.assertEqual(r.rank_end(1), "killed (no mark)")
+        self.assertIn(r.rank_end(0), ("signal 15", "killed (no mark)"))
+        self.counted_until_the_end(r)
+        self.assertGreater(r.wall_s[1], 0)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

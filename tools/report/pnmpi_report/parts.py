@@ -1,0 +1,246 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the pnmpi authors
+"""The per-process part files of a job (docs/record.md) merged into a job record.
+
+The profile module keeps its counters in DIR/pnmpi-JOB.HOST.PID.part from MPI_Init on
+(support/include/pnmpi/support.h: pnmpi_part_header_t; modules/profile/record_writer.h:
+the "profile" region). A finalized job removes them; a job that never finalized leaves
+them, and merge_parts() turns them into a Record marked incomplete, saying per rank how
+it ended."""
+
+import glob
+import os
+
+import numpy as np
+
+from . import record
+from .errors import ReportError
+
+HEADER = np.dtype([
+    ("magic", "S8"), ("version", "<u4"), ("header_bytes", "<u4"), ("rank", "<i4"),
+    ("size", "<i4"), ("pid", "<u4"), ("state", "<u4"), ("detail", "<i4"),
+    ("region_count", "<u4"), ("file_bytes", "<u8"), ("init_real_ns", "<u8"),
+    ("init_mono_ns", "<u8"), ("init_tick", "<u8"), ("end_real_ns", "<u8"),
+    ("end_mono_ns", "<u8"), ("end_tick", "<u8"), ("ticks_per_ns", "<f8"), ("host", "S64"),
+    ("job_id", "S128"), ("user", "S64"), ("executable", "S1024"),
+    ("regions", [("name", "S32"), ("offset", "<u8"), ("bytes", "<u8"), ("version", "<u4"),
+                 ("reserved", "<u4"), ("reserved2", "<u8")], (16,))])
+REGION = np.dtype([("routines", "<u4"), ("max_threads", "<u4"), ("threads", "<u4"),
+                   ("name_bytes", "<u4"), ("lost_calls", "<u8"), ("names_offset", "<u8"),
+                   ("cells_offset", "<u8"), ("reserved", "<u8", (3,))])
+CELL = np.dtype([("calls", "<u8"), ("ticks", "<u8"), ("min", "<u8"), ("max", "<u8"),
+                 ("bytes", "<u8")])
+MAGIC = b"PNMPIPRT"
+PART_VERSION = 1
+REGION_VERSION = 1
+EXCLUDED = ("MPI_Init", "MPI_Init_thread", "MPI_Finalize")
+
+
+def part_files(directory):
+    return sorted(glob.glob(os.path.join(glob.escape(directory), "pnmpi-*.part")))
+
+
+def _text(b):
+    return b.split(b"\0", 1)[0].decode("utf-8", "replace")
+
+
+class Part:
+    """One process's part file, read."""
+
+    def __init__(self, path):
+        self.path = path
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+            self.mtime_ns = os.stat(path).st_mtime_ns
+        except OSError as e:
+            raise ReportError("cannot read: %s" % e.strerror, path)
+        if len(data) < HEADER.itemsize or data[:8] != MAGIC:
+            raise ReportError("not a pnmpi part file (no PNMPIPRT header, or truncated)", path)
+        h = np.frombuffer(data, HEADER, 1)[0]
+        if int(h["version"]) != PART_VERSION:
+            raise ReportError("part file version %d is not supported (this pnmpi-report "
+                              "reads version %d)" % (int(h["version"]), PART_VERSION), path)
+        self.h = h
+        self.rank, self.size = int(h["rank"]), int(h["size"])
+        self.state, self.detail = int(h["state"]), int(h["detail"])
+        self.host, self.job_id = _text(h["host"]), _text(h["job_id"])
+        self.user, self.executable = _text(h["user"]), _text(h["executable"])
+        if self.state > record.EXITED:
+            raise ReportError("damaged part file: state %d" % self.state, path)
+        self.names, self.app, self.tool, self.lost = [], None, None, 0
+        for k in range(min(int(h["region_count"]), 16)):
+            reg = h["regions"][k]
+            if _text(reg["name"]) == "profile" and int(reg["version"]) == REGION_VERSION:
+                self._profile(data, int(reg["offset"]), int(reg["bytes"]))
+
+    def _profile(self, data, offset, size):
+        if offset + REGION.itemsize > len(data) or offset + size > len(data):
+            raise ReportError("truncated part file: the profile region ends after the file",
+                              self.path)
+        r = np.frombuffer(data, REGION, 1, offset)[0]
+        n, threads = int(r["routines"]), min(int(r["threads"]), int(r["max_threads"]))
+        nb = int(r["name_bytes"])
+        names_at, cells_at = offset + int(r["names_offset"]), offset + int(r["cells_offset"])
+        need = cells_at + threads * 2 * n * CELL.itemsize
+        if n > record.MAX_ROUTINES or nb > 256 or need > len(data) or \
+                names_at + n * nb > len(data):
+            raise ReportError("damaged part file: the profile region does not fit", self.path)
+        self.names = [_text(data[names_at + k * nb:names_at + (k + 1) * nb]) for k in range(n)]
+        cells = np.frombuffer(data, CELL, threads * 2 * n, cells_at).reshape(threads, 2, n)
+        self.app, self.tool = cells[:, 0, :], cells[:, 1, :]
+        self.lost = int(r["lost_calls"])
+
+    def ticks_per_ns(self):
+        h = self.h
+        span = int(h["end_mono_ns"]) - int(h["init_mono_ns"])
+        if self.state != record.RUNNING and span > 1e6 and int(h["end_tick"]) > int(h["init_tick"]):
+            return (int(h["end_tick"]) - int(h["init_tick"])) / span
+        t = float(h["ticks_per_ns"])
+        return t if t > 0 else 1.0
+
+    def wall_s(self, job_end_s):
+        """MPI_Init to the mark; for a rank killed without one, to `job_end_s`."""
+        h = self.h
+        if self.state != record.RUNNING:
+            return max(0, int(h["end_mono_ns"]) - int(h["init_mono_ns"])) / 1e9
+        return max(0.0, job_end_s - int(h["init_real_ns"]) / 1e9)
+
+    def end_real_s(self):
+        """The mark's time, or None for a rank killed without one."""
+        return int(self.h["end_real_ns"]) / 1e9 if self.state != record.RUNNING else None
+
+
+def merge_parts(directory, job=None):
+    """A Record (ended 'incomplete' unless every rank finalized) from the part files in
+    `directory`; `job` picks one job when the directory holds parts of several."""
+    files = part_files(directory)
+    if not files:
+        raise ReportError("no job record (pnmpi-*.record.npz) and no part files "
+                          "(pnmpi-*.part) here", directory)
+    parts = [Part(p) for p in files]
+    jobs = sorted({p.job_id for p in parts})
+    if job is not None:
+        parts = [p for p in parts if p.job_id == job]
+        if not parts:
+            raise ReportError("no part file of job %r (jobs here: %s)" % (job, ", ".join(jobs)),
+                              directory)
+    elif len(jobs) > 1:
+        raise ReportError("part files of %d jobs here (%s): give one job's directory"
+                          % (len(jobs), ", ".join(jobs)), directory)
+    notes = []
+    started = [p for p in parts if p.rank >= 0]
+    for p in parts:
+        if p.rank < 0:
+            notes.append("%s: the process never finished MPI_Init" % os.path.basename(p.path))
+    if not started:
+        raise ReportError("no part file got past MPI_Init", directory)
+    size = max(p.size for p in started)
+    if size <= 0 or size > record.MAX_RANKS or any(p.rank >= size for p in started):
+        raise ReportError("damaged part files: world sizes and ranks disagree", directory)
+    by_rank = {}
+    for p in started:
+        if p.rank in by_rank:
+            raise ReportError("two part files of rank %d: %s and %s"
+                              % (p.rank, by_rank[p.rank].path, p.path), directory)
+        by_rank[p.rank] = p
+    missing = [r for r in range(size) if r not in by_rank]
+    if missing:
+        notes.append("no part file of rank(s) %s (killed before MPI_Init finished, or their "
+                     "part files are on another node)" % _ranges(missing))
+    names = []
+    for p in started:
+        if p.names:
+            names = p.names
+            break
+    used = np.zeros(len(names), dtype=bool)
+    for p in started:
+        if p.app is not None and len(p.names) == len(names):
+            used |= (p.app["calls"].sum(axis=0) > 0) | (p.tool["calls"].sum(axis=0) > 0)
+    cols = np.nonzero(used)[0]
+    routines = [names[c] for c in cols]
+    a = record.empty_arrays(size, routines)
+    a["rank_state"][:] = record.RUNNING
+    hosts = []
+    first = min(started, key=lambda p: p.rank)
+    starts = []
+    ends = [p.end_real_s() for p in started if p.end_real_s() is not None]
+    # A rank killed without a mark ended before the last mark of another rank (the
+    # launcher kills the others when one dies), else at its part file's last change.
+    job_end = max(ends) if ends else max(p.mtime_ns for p in started) / 1e9
+    if any(p.state == record.RUNNING for p in started):
+        notes.append("ranks without a mark: wall time taken up to %s" %
+                     ("the last mark of another rank (an upper bound)" if ends else
+                      "their part file's last change"))
+    mins = np.full(len(cols), np.inf)
+    maxs = np.zeros(len(cols))
+    keep = np.array([routines[k] not in EXCLUDED for k in range(len(cols))], dtype=bool)
+    for r, p in by_rank.items():
+        if p.host not in hosts:
+            hosts.append(p.host)
+        a["rank_host"][r] = hosts.index(p.host)
+        a["rank_state"][r] = p.state
+        if p.state == record.SIGNALED:
+            a["rank_signal"][r] = p.detail
+        elif p.state == record.ABORTED:
+            a["rank_code"][r] = p.detail
+        a["wall_s"][r] = p.wall_s(job_end)
+        starts.append(int(p.h["init_real_ns"]) / 1e9)
+        if p.app is None or len(p.names) != len(names):
+            continue
+        s = 1e-9 / p.ticks_per_ns()
+        app, tool = p.app[:, cols], p.tool[:, cols]
+        a["calls"][r] = app["calls"].sum(axis=0)
+        a["bytes"][r] = app["bytes"].sum(axis=0)
+        a["time_s"][r] = app["ticks"].sum(axis=0) * s
+        a["tool_calls"][r] = tool["calls"].sum(axis=0)
+        a["tool_bytes"][r] = tool["bytes"].sum(axis=0)
+        a["tool_time_s"][r] = tool["ticks"].sum(axis=0) * s
+        a["mpi_s"][r] = float((app["ticks"].sum(axis=0) * s)[keep].sum())
+        a["wall_s"][r] = max(float(a["wall_s"][r]), float(a["mpi_s"][r]))
+        has = app["calls"] > 0
+        lo = np.where(has, app["min"], np.iinfo(np.uint64).max).min(axis=0) * s
+        mins = np.minimum(mins, np.where(has.any(axis=0), lo, np.inf))
+        maxs = np.maximum(maxs, app["max"].max(axis=0) * s)
+        if p.lost:
+            notes.append("rank %d: %d calls of threads beyond the profile's %d were not "
+                         "counted" % (r, p.lost, len(p.app)))
+    a["min_s"] = np.where(np.isfinite(mins), mins, 0)
+    a["max_s"] = maxs
+    if not hosts:
+        hosts = ["unknown"]
+    complete = not missing and all(p.state == record.FINALIZED for p in by_rank.values())
+    meta = {"job_id": first.job_id, "user": first.user, "executable": first.executable,
+            "executable_hash": "", "start": min(starts), "end": job_end, "ranks": size,
+            "hosts": hosts, "modules": [], "pnmpi_version": "", "mpi": "",
+            "ended": "finalized" if complete else "incomplete", "routines": routines,
+            "comm_names": [], "notes": notes}
+    path = os.path.join(directory, record.record_name(first.job_id))
+    return record.record_from_bytes(record.record_bytes(meta, a), path), meta, a
+
+
+def _ranges(ranks):
+    out, start = [], None
+    for k, r in enumerate(ranks):
+        if start is None:
+            start = r
+        if k + 1 == len(ranks) or ranks[k + 1] != r + 1:
+            out.append(str(start) if start == r else "%d-%d" % (start, r))
+            start = None
+    return ", ".join(out)
+
+
+def read_job(path, job=None):
+    """A record file, or a directory: its record if there is one, else its parts merged."""
+    if os.path.isdir(path):
+        recs = sorted(glob.glob(os.path.join(glob.escape(path), "pnmpi-*.record.npz")))
+        if job is not None:
+            recs = [r for r in recs if os.path.basename(r) == record.record_name(job)]
+        if len(recs) == 1:
+            return record.read_record(recs[0])
+        if len(recs) > 1:
+            raise ReportError("%d job records here: give one file" % len(recs), path)
+        return merge_parts(path, job)[0]
+    if path.endswith(".part"):
+        return merge_parts(os.path.dirname(path) or ".", job)[0]
+    return record.read_record(path)
