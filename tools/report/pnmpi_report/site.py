@@ -18,9 +18,11 @@ import multiprocessing
 import os
 import re
 import sqlite3
+import time
 
 import numpy as np
 
+from . import parts as parts_module
 from . import record as record_module
 from .errors import ReportError
 from .model import human_bytes
@@ -58,6 +60,10 @@ def add_arguments(parser):
     parser.add_argument("--json", metavar="FILE", help="write the totals and jobs as JSON here")
     parser.add_argument("--jobs", type=int, default=2, metavar="N",
                         help="processes reading new records (default 2)")
+    parser.add_argument("--merge-after", type=float, default=24.0, metavar="HOURS",
+                        help="part files of a job that never finalized become its record "
+                             "(marked incomplete) once every rank has marked how it ended, or "
+                             "after HOURS without a change (default 24)")
 
 
 def _since_epoch(text):
@@ -131,6 +137,12 @@ def _open_index(path):
                           path)
 
 
+def _has_parts(day):
+    """Whether part files of unfinished jobs wait in `day` (they change without changing
+    the directory's time)."""
+    return bool(parts_module.part_files(day))
+
+
 def _day_dirs(logdir, since):
     """(path, mtime_ns) of every LOGDIR/YYYY/M/D, no links followed, from `since` on."""
     since_day = (datetime.datetime.fromtimestamp(since, datetime.timezone.utc).date()
@@ -161,7 +173,57 @@ def _day_dirs(logdir, since):
     return out
 
 
-def update_index(logdir, index_path, since=None, jobs=2):
+def _name_part(text):
+    """As the core names records (core/src/site.cpp, name_part)."""
+    out = re.sub(r"[^A-Za-z0-9.+-]", "-", text[:64])
+    return out if out and out not in (".", "..") else "unknown"
+
+
+def merge_unfinished(day, merge_after_s, now=None):
+    """Turns the part files in `day` of every job that never finalized into its record
+    (ended 'incomplete', each rank's end said), once every rank has marked how it ended or
+    nothing changed for `merge_after_s`; removes the parts it merged. Returns the records
+    written."""
+    now = time.time() if now is None else now
+    by_job = {}
+    for path in parts_module.part_files(day):
+        try:
+            p = parts_module.Part(path)
+        except ReportError:
+            continue
+        by_job.setdefault(p.job_id, []).append(p)
+    written = []
+    for job, ps in sorted(by_job.items()):
+        marked = all(p.state != record_module.RUNNING for p in ps)
+        quiet = now - max(p.mtime_ns for p in ps) / 1e9 >= merge_after_s
+        if not (marked or quiet):
+            continue
+        try:
+            rec, meta, arrays = parts_module.merge_parts(day, job)
+        except ReportError:
+            continue
+        start = datetime.datetime.fromtimestamp(rec.start, datetime.timezone.utc)
+        name = "%s_%s_id%s_%d-%d-%d-parts.record.npz" % (
+            _name_part(rec.user), _name_part(os.path.basename(rec.executable)),
+            _name_part(rec.job_id), start.month, start.day,
+            start.hour * 3600 + start.minute * 60 + start.second)
+        path = os.path.join(day, name)
+        if not os.path.lexists(path):
+            old = os.umask(0o027)  # the admins' group reads it, as every record
+            try:
+                record_module.write_record(path, meta, arrays)
+            finally:
+                os.umask(old)
+            written.append(path)
+        for p in ps:
+            try:
+                os.unlink(p.path)
+            except OSError:
+                pass
+    return written
+
+
+def update_index(logdir, index_path, since=None, jobs=2, merge_after_s=86400.0):
     """Indexes the records not indexed yet; returns (new records, unreadable ones)."""
     if not os.path.isdir(logdir):
         raise ReportError("not a directory (the record directory of `records LOGDIR`)", logdir)
@@ -169,8 +231,10 @@ def update_index(logdir, index_path, since=None, jobs=2):
     known_dirs = dict(db.execute("SELECT path, mtime_ns FROM dirs"))
     todo, changed = [], []
     for dpath, mtime in _day_dirs(logdir, since):
-        if known_dirs.get(dpath) == mtime:
+        if known_dirs.get(dpath) == mtime and not _has_parts(dpath):
             continue
+        if merge_unfinished(dpath, merge_after_s):
+            mtime = os.stat(dpath, follow_symlinks=False).st_mtime_ns
         changed.append((dpath, mtime))
         known = {p: (s, t) for p, s, t in db.execute(
             "SELECT path, size, mtime_ns FROM files WHERE path >= ? AND path < ?",
@@ -353,7 +417,7 @@ def run(args):
     since = _since_epoch(args.since)
     logdir = os.path.abspath(args.logdir)
     index = args.index or os.path.join(logdir, "pnmpi-index.sqlite")
-    new, _ = update_index(logdir, index, since, max(1, args.jobs))
+    new, _ = update_index(logdir, index, since, max(1, args.jobs), args.merge_after * 3600.0)
     rows, unreadable = select_jobs(index, since, args.user, args.app)
     totals, by_app, candidates = summarize(rows, max(0, args.top))
     print(render_text(totals, by_app, candidates, unreadable, new, logdir), end="")
