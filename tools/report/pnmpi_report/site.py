@@ -123,7 +123,8 @@ def _open_index(path):
                               "remove it, the next run rebuilds it" % (row[0], SCHEMA_VERSION),
                               path)
         db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
-        db.execute("CREATE TABLE IF NOT EXISTS dirs(path TEXT PRIMARY KEY, mtime_ns INTEGER)")
+        db.execute("CREATE TABLE IF NOT EXISTS dirs(path TEXT PRIMARY KEY, mtime_ns INTEGER, "
+                   "parts INTEGER)")
         db.execute("CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, size INTEGER, "
                    "mtime_ns INTEGER, error TEXT)")
         db.execute("CREATE TABLE IF NOT EXISTS jobs(%s, PRIMARY KEY(path))" % ", ".join(
@@ -135,12 +136,6 @@ def _open_index(path):
     except sqlite3.DatabaseError as e:
         raise ReportError("cannot use the index: %s (remove it, the next run rebuilds it)" % e,
                           path)
-
-
-def _has_parts(day):
-    """Whether part files of unfinished jobs wait in `day` (they change without changing
-    the directory's time)."""
-    return bool(parts_module.part_files(day))
 
 
 def _day_dirs(logdir, since):
@@ -228,20 +223,25 @@ def update_index(logdir, index_path, since=None, jobs=2, merge_after_s=86400.0):
     if not os.path.isdir(logdir):
         raise ReportError("not a directory (the record directory of `records LOGDIR`)", logdir)
     db = _open_index(index_path)
-    known_dirs = dict(db.execute("SELECT path, mtime_ns FROM dirs"))
-    todo, changed = [], []
+    # A day directory is listed again when its time changed (a record or part file was
+    # added or removed) or when part files of unfinished jobs waited there last time.
+    known_dirs = {p: (t, w) for p, t, w in db.execute("SELECT path, mtime_ns, parts FROM dirs")}
+    todo, changed, gone = [], [], []
     for dpath, mtime in _day_dirs(logdir, since):
-        if known_dirs.get(dpath) == mtime and not _has_parts(dpath):
+        last = known_dirs.get(dpath)
+        if last is not None and last[0] == mtime and not last[1]:
             continue
         if merge_unfinished(dpath, merge_after_s):
             mtime = os.stat(dpath, follow_symlinks=False).st_mtime_ns
-        changed.append((dpath, mtime))
         known = {p: (s, t) for p, s, t in db.execute(
             "SELECT path, size, mtime_ns FROM files WHERE path >= ? AND path < ?",
             (dpath + "/", dpath + "0"))}
+        seen, parts = set(), False
         try:
             with os.scandir(dpath) as it:
                 for e in it:
+                    if e.name.endswith(".part") and e.name.startswith("pnmpi-"):
+                        parts = True
                     if not record_module.is_record(e.name) or e.name.startswith("."):
                         continue
                     try:
@@ -250,10 +250,14 @@ def update_index(logdir, index_path, since=None, jobs=2, merge_after_s=86400.0):
                         continue
                     if not e.is_file(follow_symlinks=False):
                         continue
+                    seen.add(e.path)
                     if known.get(e.path) != (st.st_size, st.st_mtime_ns):
                         todo.append((e.path, st.st_size, st.st_mtime_ns))
         except OSError:
             continue
+        changed.append((dpath, mtime, int(parts)))
+        # A record removed by the admin leaves the index.
+        gone += [p for p in known if p not in seen]
     bad = 0
     if todo:
         todo.sort()
@@ -271,14 +275,10 @@ def update_index(logdir, index_path, since=None, jobs=2, merge_after_s=86400.0):
                            (path,) + row)
             else:
                 bad += 1
-    # A record removed by the admin leaves the index with its day directory's next scan.
-    for dpath, mtime in changed:
-        for (path,) in db.execute("SELECT path FROM files WHERE path >= ? AND path < ?",
-                                  (dpath + "/", dpath + "0")).fetchall():
-            if not os.path.lexists(path):
-                db.execute("DELETE FROM files WHERE path = ?", (path,))
-                db.execute("DELETE FROM jobs WHERE path = ?", (path,))
-        db.execute("INSERT OR REPLACE INTO dirs VALUES (?, ?)", (dpath, mtime))
+    for path in gone:
+        db.execute("DELETE FROM files WHERE path = ?", (path,))
+        db.execute("DELETE FROM jobs WHERE path = ?", (path,))
+    db.executemany("INSERT OR REPLACE INTO dirs VALUES (?, ?, ?)", changed)
     db.commit()
     db.close()
     return len(todo), bad
