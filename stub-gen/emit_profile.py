@@ -90,6 +90,14 @@ def pairs(routine):
     return out
 
 
+def comm_arg(routine):
+    """The routine's first communicator parameter, for the split by communicator size."""
+    for p in routine.params:
+        if param_type(p) == "MPI_Comm":
+            return p.name
+    return "MPI_COMM_NULL"
+
+
 def bytes_expr(routine, entry):
     if entry is not None and entry.bytes is not None:
         if entry.bytes == ["none"]:
@@ -121,8 +129,12 @@ def emit_routine(routine, entry):
                   + routine.pmpi_name + "(", routine.arg_names(), ");", "  ")
     body.append(call)
     body.append("  const uint64_t pnmpi_t1 = pnmpi_ticks();")
+    body.append(c.wrap("  const uint64_t pnmpi_bytes = ", [bytes_expr(routine, entry)], ";", "  "))
     body.append(c.wrap("  profile_count(", [routine.id_name, "pnmpi_app", "pnmpi_t1 - pnmpi_t0",
-                                            bytes_expr(routine, entry)], ");", "  "))
+                                            "pnmpi_bytes"], ");", "  "))
+    body.append("  if (__builtin_expect(profile_split_on, 0))")
+    body.append(c.wrap("    profile_split(", [routine.id_name, "pnmpi_app", "pnmpi_t1 - pnmpi_t0",
+                                              "pnmpi_bytes", comm_arg(routine)], ");", "    "))
     if entry is not None:
         body += ["  %s;" % a for a in entry.after]
     body.append("  return;" if routine.returns_void else "  return pnmpi_rc;")

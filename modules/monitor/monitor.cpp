@@ -602,6 +602,7 @@ void on_initialized() noexcept {
   if (CommInfo *world = comm_info(MPI_COMM_WORLD))
     stats_of(world, MPI_COMM_WORLD);
   g.record.store(g.options.record, std::memory_order_release);
+  register_record_source(); // the job record's traffic (record_source.cpp)
 }
 
 // ---- exit status when output was lost --------------------------------------------------

@@ -504,6 +504,8 @@ extern std::atomic<std::size_t> g_plans;
 
 /// After the MPI library is initialised (in the MPI_Init/MPI_Init_thread wrappers).
 void on_initialized() noexcept;
+/// Hands this process's traffic to the job record writer at finalize (record_source.cpp).
+void register_record_source() noexcept;
 /// In the MPI_Finalize wrapper, before the layers below finalise: writes every output. If
 /// this rank could not write one of its files, the process will exit with status 1 (see
 /// monitor.cpp) unless it exits with another nonzero status.

@@ -18,14 +18,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-PNMPI_MODULE_ARGUMENTS("output parts");
+PNMPI_MODULE_ARGUMENTS("output parts split");
 
 __thread profile_cell_t *profile_t_cells = nullptr;
 profile_type_slot_t profile_types[PROFILE_TYPE_SLOTS];
+int profile_split_on = 0;
 
 namespace pnmpi::profile {
 
 Region *g_region = nullptr;
+SplitRegion *g_split = nullptr;
 std::string g_output = ".";
 bool g_site = false;
 PNMPI_modHandle_t g_self = PNMPI_MODHANDLE_NULL;
@@ -154,6 +156,42 @@ uint64_t profile_type_size_slow(MPI_Datatype type) {
   return PMPI_Type_size(type, &size) == MPI_SUCCESS && size > 0 ? static_cast<uint64_t>(size) : 0;
 }
 
+void profile_split(int id, int app, uint64_t ticks, uint64_t bytes, MPI_Comm comm) {
+  SplitRegion *s = g_split;
+  profile_cell_t *cells = profile_t_cells;
+  if (s == nullptr || cells == nullptr || g_region == nullptr)
+    return;
+  const size_t thread =
+      static_cast<size_t>(cells - region_cells(g_region, 0)) / (2u * PNMPI_NUM_ROUTINES);
+  int size = 0;
+  if (comm != MPI_COMM_NULL)
+    PMPI_Comm_size(comm, &size);
+  const uint32_t bin = bytes != 0 ? 64u - static_cast<uint32_t>(__builtin_clzll(bytes)) : 0u;
+  SplitSlot *t = split_slots(s, thread);
+  uint64_t h = static_cast<uint64_t>(id) * 0x9E3779B97F4A7C15ull ^
+               static_cast<uint64_t>(size) * 0xC2B2AE3D27D4EB4Full ^
+               static_cast<uint64_t>(bin) * 0x165667B19E3779F9ull ^ static_cast<uint64_t>(app);
+  for (uint32_t probe = 0, i = static_cast<uint32_t>(h >> 40) & (s->slots - 1); probe < s->slots;
+       ++probe, i = (i + 1) & (s->slots - 1)) {
+    SplitSlot &slot = t[i];
+    if (slot.routine_plus1 == 0) {
+      slot.comm_size = static_cast<uint32_t>(size);
+      slot.bin = bin;
+      slot.app = app ? 1u : 0u;
+      __atomic_store_n(&slot.routine_plus1, static_cast<uint32_t>(id) + 1u, __ATOMIC_RELEASE);
+    } else if (slot.routine_plus1 != static_cast<uint32_t>(id) + 1u ||
+               slot.comm_size != static_cast<uint32_t>(size) || slot.bin != bin ||
+               slot.app != (app ? 1u : 0u)) {
+      continue;
+    }
+    slot.calls += 1;
+    slot.ticks += ticks;
+    slot.bytes += bytes;
+    return;
+  }
+  __atomic_fetch_add(&s->lost_calls, 1u, __ATOMIC_RELAXED);
+}
+
 void profile_init_begin(void) {
   g_begin_mono = pnmpi_monotonic_ns();
   g_begin_tick = pnmpi_ticks();
@@ -167,6 +205,15 @@ void profile_init_end(int rc) {
   PMPI_Comm_size(MPI_COMM_WORLD, &size);
   fill_type_table();
   pnmpi_part_started(rank, size, g_begin_tick, g_begin_mono);
+  // Rank 0's job id for every rank: without a scheduler, MPICH's ranks on different nodes
+  // see different fallbacks (their launcher's pid), and the parts of one job must agree.
+  pnmpi_part_header_t *h = pnmpi_part_header();
+  char id[sizeof h->job_id];
+  std::snprintf(id, sizeof id, "%s", h != nullptr ? h->job_id : pnmpi_job_id());
+  PMPI_Bcast(id, static_cast<int>(sizeof id), MPI_CHAR, 0, MPI_COMM_WORLD);
+  id[sizeof id - 1] = '\0';
+  if (h != nullptr)
+    std::memcpy(h->job_id, id, sizeof id);
 }
 
 void profile_finalize_begin(void) {
@@ -211,17 +258,29 @@ PNMPI_EXPORT void pnmpi_module_loaded(PNMPI_modHandle_t self) {
                    std::strerror(errno));
     return;
   }
+  int split = 0;
+  if (pnmpi_argument_bool(self, "split", PNMPI_ARG_OPTIONAL, &split) == PNMPI_BADARG) {
+    if (pnmpi_site_failure(self, nullptr) == PNMPI_SUCCESS)
+      return;
+    _exit(1);
+  }
   // A site's records are for the admins: the part files too (owner and group only).
   const mode_t mask = g_site ? umask(027) : 0;
   g_region = open_region();
-  const int err = errno;
+  int err = errno;
+  if (g_region != nullptr && split) {
+    g_split = open_split_region();
+    err = errno;
+    if (g_split == nullptr)
+      report_failure(std::string("cannot make the split's region in ") + parts + ": " +
+                     std::strerror(err));
+    profile_split_on = g_split != nullptr;
+  }
   if (g_site)
     umask(mask);
-  if (g_region == nullptr) {
-    errno = err;
+  if (g_region == nullptr)
     report_failure(std::string("cannot make the part file in ") + parts + ": " +
-                   std::strerror(errno) + " (nothing is profiled)");
-  }
+                   std::strerror(err) + " (nothing is profiled)");
 }
 
 } // extern "C"

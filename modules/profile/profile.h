@@ -33,6 +33,10 @@ PROFILE_HIDDEN profile_cell_t *profile_thread_cells(void);
 PROFILE_HIDDEN uint64_t profile_type_size_slow(MPI_Datatype type);
 PROFILE_HIDDEN extern const char *const profile_routine_names[PNMPI_NUM_ROUTINES];
 
+/** `argument split on`: also count per (routine, communicator size, message-size bin). */
+extern PROFILE_HIDDEN int profile_split_on;
+PROFILE_HIDDEN void profile_split(int id, int app, uint64_t ticks, uint64_t bytes, MPI_Comm comm);
+
 PROFILE_HIDDEN void profile_init_begin(void);
 PROFILE_HIDDEN void profile_init_end(int rc);
 PROFILE_HIDDEN void profile_finalize_begin(void);

@@ -15,6 +15,8 @@
 #include <map>
 #include <sstream>
 #include <sys/stat.h>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 namespace pnmpi::profile {
@@ -32,6 +34,72 @@ struct Entry {
   uint32_t id, pad;
   uint64_t calls, bytes, tool_calls, tool_bytes;
   double time_s, tool_time_s, min_s, max_s;
+};
+
+/// The monitor's traffic of one rank, as pnmpi_record_data_t, serialised after the entries:
+/// counts, then p2p peer/bytes/count, comm key/bytes/count/first, members.
+struct Traffic {
+  std::vector<int32_t> peer, first, members;
+  std::vector<uint64_t> bytes, count, key, cbytes, ccount;
+};
+
+void take_traffic(void *context, const pnmpi_record_data_t *d) {
+  auto &t = *static_cast<Traffic *>(context);
+  t.peer.assign(d->p2p_peer, d->p2p_peer + d->p2p_n);
+  t.bytes.assign(d->p2p_bytes, d->p2p_bytes + d->p2p_n);
+  t.count.assign(d->p2p_count, d->p2p_count + d->p2p_n);
+  t.key.assign(d->comm_key, d->comm_key + d->comm_n);
+  t.cbytes.assign(d->comm_bytes, d->comm_bytes + d->comm_n);
+  t.ccount.assign(d->comm_count, d->comm_count + d->comm_n);
+  t.first.assign(d->comm_first, d->comm_first + d->comm_n);
+  t.members.assign(d->members, d->members + d->members_n);
+}
+
+template <class T> void put(std::vector<char> &out, const std::vector<T> &v) {
+  const char *p = reinterpret_cast<const char *>(v.data());
+  out.insert(out.end(), p, p + v.size() * sizeof(T));
+}
+
+std::vector<char> serialise(const Traffic &t) {
+  std::vector<char> out;
+  const uint64_t n[3] = {t.peer.size(), t.key.size(), t.members.size()};
+  out.insert(out.end(), reinterpret_cast<const char *>(n), reinterpret_cast<const char *>(n + 3));
+  put(out, t.peer);
+  put(out, t.bytes);
+  put(out, t.count);
+  put(out, t.key);
+  put(out, t.cbytes);
+  put(out, t.ccount);
+  put(out, t.first);
+  put(out, t.members);
+  return out;
+}
+
+/// Reads what serialise() wrote from [p, end); false if it does not fit.
+bool deserialise(const char *&p, const char *end, Traffic &t) {
+  uint64_t n[3];
+  if (end - p < static_cast<long>(sizeof n))
+    return false;
+  std::memcpy(n, p, sizeof n);
+  p += sizeof n;
+  auto get = [&](auto &v, uint64_t count) {
+    using T = typename std::decay_t<decltype(v)>::value_type;
+    if (count > static_cast<uint64_t>(end - p) / sizeof(T))
+      return false;
+    v.resize(count);
+    std::memcpy(v.data(), p, count * sizeof(T));
+    p += count * sizeof(T);
+    return true;
+  };
+  return get(t.peer, n[0]) && get(t.bytes, n[0]) && get(t.count, n[0]) && get(t.key, n[1]) &&
+         get(t.cbytes, n[1]) && get(t.ccount, n[1]) && get(t.first, n[1]) && get(t.members, n[2]);
+}
+
+/// One (routine, communicator size, bin) of a rank's split, the application's calls.
+struct SplitEntry {
+  uint32_t id, comm_size, bin, pad;
+  uint64_t calls, bytes;
+  double time_s;
 };
 
 constexpr int kTimeBits = 12; // record.py TIME_BITS
@@ -78,8 +146,15 @@ std::string mpi_version() {
   int len = 0;
   PMPI_Get_library_version(buf, &len);
   std::string s(buf, static_cast<size_t>(std::max(0, std::min(len, 200))));
-  const size_t nl = s.find_first_of("\r\n,");
-  return nl == std::string::npos ? s : s.substr(0, nl);
+  s = s.substr(0, std::min(s.size(), s.find_first_of("\r\n,")));
+  // One line of printable text: MPICH separates its fields with tabs.
+  std::string out;
+  for (char c : s)
+    if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7F)
+      out += c;
+    else if (!out.empty() && out.back() != ' ')
+      out += ' ';
+  return out;
 }
 
 template <class T>
@@ -155,6 +230,113 @@ int write_record(const std::vector<char> &all, const std::vector<int> &offsets, 
     max_s[c] = pnmpi_round_mantissa(max_s[c], kTimeBits);
   }
 
+  // The monitor's traffic, when a rank handed some (RankHead::pad == 1).
+  std::vector<uint64_t> p2p_offsets(R + 1, 0), p2p_bytes, p2p_count, comm_offsets(1, 0);
+  std::vector<uint64_t> comm_bytes, comm_count;
+  std::vector<int32_t> p2p_delta, comm_delta;
+  std::vector<std::string> comm_names;
+  std::vector<Traffic> traffic(R);
+  std::vector<uint32_t> split_rank, split_routine, split_comm;
+  std::vector<uint8_t> split_bin;
+  std::vector<uint64_t> split_calls, split_bytes;
+  std::vector<float> split_time;
+  for (size_t r = 0; r < R; ++r) {
+    const char *p =
+        reinterpret_cast<const char *>(heads[r] + 1) + heads[r]->entries * sizeof(Entry);
+    const char *end =
+        all.data() + offsets[r] +
+        (r + 1 < R ? offsets[r + 1] - offsets[r] : static_cast<int>(all.size()) - offsets[r]);
+    if ((heads[r]->pad & 1u) && !deserialise(p, end, traffic[r])) {
+      traffic[r] = Traffic{};
+      continue;
+    }
+    uint64_t n = 0;
+    if (!(heads[r]->pad & 2u) || end - p < static_cast<long>(sizeof n))
+      continue;
+    std::memcpy(&n, p, sizeof n);
+    p += sizeof n;
+    if (n > static_cast<uint64_t>(end - p) / sizeof(SplitEntry))
+      continue;
+    for (uint64_t k = 0; k < n; ++k) {
+      SplitEntry e;
+      std::memcpy(&e, p + k * sizeof e, sizeof e);
+      auto c = column.find(e.id);
+      if (c == column.end())
+        continue;
+      split_rank.push_back(static_cast<uint32_t>(r));
+      split_routine.push_back(static_cast<uint32_t>(c->second));
+      split_comm.push_back(e.comm_size);
+      split_bin.push_back(static_cast<uint8_t>(e.bin));
+      split_calls.push_back(e.calls);
+      split_bytes.push_back(e.bytes);
+      split_time.push_back(pnmpi_round_mantissa(static_cast<float>(e.time_s), kTimeBits));
+    }
+  }
+  std::vector<int32_t> members;
+  std::map<uint64_t, size_t> comm_of; // group key -> communicator
+  std::vector<std::map<int32_t, size_t>> position;
+  for (size_t r = 0; r < R; ++r) {
+    Traffic &t = traffic[r];
+    std::vector<size_t> order(t.peer.size());
+    for (size_t k = 0; k < order.size(); ++k)
+      order[k] = k;
+    std::sort(order.begin(), order.end(),
+              [&](size_t a, size_t b) { return t.peer[a] < t.peer[b]; });
+    for (size_t k : order) {
+      if (t.peer[k] < 0 || t.peer[k] >= size)
+        continue;
+      p2p_delta.push_back(t.peer[k] - static_cast<int32_t>(r));
+      p2p_bytes.push_back(t.bytes[k]);
+      p2p_count.push_back(t.count[k]);
+    }
+    p2p_offsets[r + 1] = p2p_delta.size();
+    size_t at = 0;
+    for (size_t c = 0; c < t.key.size(); ++c) {
+      if (!t.first[c])
+        continue;
+      if (at >= t.members.size())
+        break;
+      const size_t n = static_cast<size_t>(std::max(0, t.members[at]));
+      if (n > t.members.size() - at - 1)
+        break;
+      if (comm_of.emplace(t.key[c], comm_offsets.size() - 1).second) {
+        bool world = n == R;
+        position.emplace_back();
+        for (size_t k = 0; k < n; ++k) {
+          const int32_t w = t.members[at + 1 + k];
+          world = world && w == static_cast<int32_t>(k);
+          position.back().emplace(w, members.size());
+          members.push_back(w);
+        }
+        comm_offsets.push_back(members.size());
+        comm_names.push_back(world ? "MPI_COMM_WORLD"
+                                   : "group " + std::to_string(comm_names.size()) + " (" +
+                                         std::to_string(n) + " ranks)");
+      }
+      at += n + 1;
+    }
+  }
+  comm_bytes.assign(members.size(), 0);
+  comm_count.assign(members.size(), 0);
+  for (size_t r = 0; r < R; ++r) {
+    const Traffic &t = traffic[r];
+    for (size_t c = 0; c < t.key.size(); ++c) {
+      auto it = comm_of.find(t.key[c]);
+      if (it == comm_of.end())
+        continue;
+      auto pos = position[it->second].find(static_cast<int32_t>(r));
+      if (pos == position[it->second].end())
+        continue;
+      comm_bytes[pos->second] += t.cbytes[c];
+      comm_count[pos->second] += t.ccount[c];
+    }
+  }
+  int32_t previous = 0;
+  for (int32_t w : members) {
+    comm_delta.push_back(w - previous);
+    previous = w;
+  }
+
   char hash[96] = "";
   if (pnmpi_file_hash(h->executable, hash, sizeof hash) != 0)
     hash[0] = '\0';
@@ -174,16 +356,16 @@ int write_record(const std::vector<char> &all, const std::vector<int> &offsets, 
     << ", \"ended\": \"finalized\", \"routines\": [";
   for (size_t k = 0; k < F; ++k)
     m << (k ? ", " : "") << json(profile_routine_names[ids[k]]);
-  m << "], \"comm_names\": []}";
+  m << "], \"comm_names\": [";
+  for (size_t k = 0; k < comm_names.size(); ++k)
+    m << (k ? ", " : "") << json(comm_names[k]);
+  m << "]}";
   const std::string meta = m.str();
 
   pnmpi_npz_t *z = pnmpi_npz_new();
   if (z == nullptr)
     return ENOMEM;
   const std::vector<uint8_t> meta_bytes(meta.begin(), meta.end());
-  const std::vector<uint64_t> p2p_offsets(R + 1, 0), none64, comm_offsets(1, 0);
-  const std::vector<uint32_t> none32;
-  const std::vector<int32_t> none_i32;
   int rc = 0;
   rc = rc ? rc : add(z, "meta", "|u1", meta_bytes);
   rc = rc ? rc : add(z, "rank_host", "<u4", rank_host);
@@ -200,16 +382,22 @@ int write_record(const std::vector<char> &all, const std::vector<int> &offsets, 
   rc = rc ? rc : add(z, "tool_bytes", "<u8", tbytes, R);
   rc = rc ? rc : add(z, "min_s", "<f4", min_s);
   rc = rc ? rc : add(z, "max_s", "<f4", max_s);
-  // The point-to-point matrix and the collectives come from the monitor; without it
-  // (issue 24: not yet handed over) the record holds them empty.
+  // The point-to-point matrix and the collectives: the monitor's (empty without it).
   rc = rc ? rc : add(z, "p2p_offsets", "<u8", p2p_offsets);
-  rc = rc ? rc : add(z, "p2p_delta", "<i4", none_i32);
-  rc = rc ? rc : add(z, "p2p_bytes", "<u8", none64);
-  rc = rc ? rc : add(z, "p2p_count", "<u8", none64);
+  rc = rc ? rc : add(z, "p2p_delta", "<i4", p2p_delta);
+  rc = rc ? rc : add(z, "p2p_bytes", "<u8", p2p_bytes);
+  rc = rc ? rc : add(z, "p2p_count", "<u8", p2p_count);
   rc = rc ? rc : add(z, "comm_offsets", "<u8", comm_offsets);
-  rc = rc ? rc : add(z, "comm_delta", "<i4", none_i32);
-  rc = rc ? rc : add(z, "comm_bytes", "<u8", none64);
-  rc = rc ? rc : add(z, "comm_count", "<u8", none64);
+  rc = rc ? rc : add(z, "comm_delta", "<i4", comm_delta);
+  rc = rc ? rc : add(z, "comm_bytes", "<u8", comm_bytes);
+  rc = rc ? rc : add(z, "comm_count", "<u8", comm_count);
+  rc = rc ? rc : add(z, "split_rank", "<u4", split_rank);
+  rc = rc ? rc : add(z, "split_routine", "<u4", split_routine);
+  rc = rc ? rc : add(z, "split_comm_size", "<u4", split_comm);
+  rc = rc ? rc : add(z, "split_bin", "|u1", split_bin);
+  rc = rc ? rc : add(z, "split_calls", "<u8", split_calls);
+  rc = rc ? rc : add(z, "split_time_s", "<f4", split_time);
+  rc = rc ? rc : add(z, "split_bytes", "<u8", split_bytes);
   rc = rc ? rc : pnmpi_npz_write(z, path.c_str());
   pnmpi_npz_free(z);
   return rc;
@@ -241,6 +429,19 @@ Region *open_region() {
     std::snprintf(n + static_cast<size_t>(k) * kNameBytes, kNameBytes, "%s",
                   profile_routine_names[k]);
   return r;
+}
+
+SplitRegion *open_split_region() {
+  const uint64_t bytes =
+      sizeof(SplitRegion) + uint64_t{kMaxThreads} * kSplitSlots * sizeof(SplitSlot);
+  auto *s = static_cast<SplitRegion *>(pnmpi_part_region("profile_split", bytes, 1));
+  if (s == nullptr)
+    return nullptr;
+  s->slots = kSplitSlots;
+  s->max_threads = kMaxThreads;
+  s->slot_bytes = sizeof(SplitSlot);
+  s->slots_offset = sizeof(SplitRegion);
+  return s;
 }
 
 void write_job_record() {
@@ -297,10 +498,42 @@ void write_job_record() {
       entries.push_back(e);
     }
     rh.entries = static_cast<uint32_t>(entries.size());
+    Traffic traffic;
+    rh.pad = (pnmpi_record_collect(take_traffic, &traffic) ? 1u : 0u) | (g_split ? 2u : 0u);
     mine.resize(sizeof rh + entries.size() * sizeof(Entry));
     std::memcpy(mine.data(), &rh, sizeof rh);
     if (!entries.empty())
       std::memcpy(mine.data() + sizeof rh, entries.data(), entries.size() * sizeof(Entry));
+    if (rh.pad & 1u) {
+      const std::vector<char> more = serialise(traffic);
+      mine.insert(mine.end(), more.begin(), more.end());
+    }
+    if (g_split != nullptr) {
+      std::map<std::tuple<uint32_t, uint32_t, uint32_t>, SplitEntry> sum;
+      for (uint32_t t = 0; t < threads; ++t) {
+        const SplitSlot *slot = split_slots(g_split, t);
+        for (uint32_t k = 0; k < g_split->slots; ++k) {
+          const SplitSlot &x = slot[k];
+          if (x.routine_plus1 == 0 || !x.app)
+            continue;
+          SplitEntry &e = sum[{x.routine_plus1 - 1, x.comm_size, x.bin}];
+          e.id = x.routine_plus1 - 1;
+          e.comm_size = x.comm_size;
+          e.bin = x.bin;
+          e.calls += x.calls;
+          e.bytes += x.bytes;
+          e.time_s += static_cast<double>(x.ticks) * s_per_tick;
+        }
+      }
+      const uint64_t n = sum.size();
+      const char *np = reinterpret_cast<const char *>(&n);
+      mine.insert(mine.end(), np, np + sizeof n);
+      for (const auto &kv : sum) {
+        const char *ep = reinterpret_cast<const char *>(&kv.second);
+        mine.insert(mine.end(), ep, ep + sizeof(SplitEntry));
+      }
+    }
+    mine.resize((mine.size() + 7) / 8 * 8); // the next rank's packet stays aligned
   }
   int len = static_cast<int>(mine.size());
   std::vector<int> lens(rank == 0 ? static_cast<size_t>(size) : 0);
@@ -324,7 +557,7 @@ void write_job_record() {
     for (int r = 0; r < size && complete; ++r)
       complete = lens[r] >= static_cast<int>(sizeof(RankHead));
     char job[160];
-    pnmpi_file_name(pnmpi_job_id(), job, sizeof job);
+    pnmpi_file_name(h != nullptr ? h->job_id : pnmpi_job_id(), job, sizeof job);
     const std::string path = record_path(job);
     // A site's record is read by its owner and the admins' group only (docs/site.md).
     const mode_t mask = g_site ? umask(027) : 0;

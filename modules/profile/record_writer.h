@@ -34,7 +34,34 @@ inline profile_cell_t *region_cells(Region *r, uint32_t slot) {
          static_cast<size_t>(slot) * 2u * r->routines;
 }
 
+/// The split by communicator size and message-size bin (`argument split on`), region
+/// "profile_split" version 1: this header, then max_threads tables of `slots` SplitSlot
+/// (open addressing; routine 0 = empty) at slots_offset, one per thread block.
+struct SplitSlot {
+  uint32_t routine_plus1;
+  uint32_t comm_size; ///< 0: the routine has no communicator
+  uint32_t bin;       ///< 0 for 0 bytes, else floor(log2(bytes)) + 1
+  uint32_t app;       ///< 1 the application's calls, 0 the modules'
+  uint64_t calls, ticks, bytes;
+};
+struct SplitRegion {
+  uint32_t slots;
+  uint32_t max_threads;
+  uint32_t slot_bytes;
+  uint32_t pad;
+  uint64_t lost_calls; ///< calls that found their thread's table full
+  uint64_t slots_offset;
+  uint64_t reserved[4];
+};
+constexpr uint32_t kSplitSlots = 2048;
+
+inline SplitSlot *split_slots(SplitRegion *s, size_t thread) {
+  return reinterpret_cast<SplitSlot *>(reinterpret_cast<char *>(s) + s->slots_offset) +
+         thread * s->slots;
+}
+
 extern Region *g_region;
+extern SplitRegion *g_split;
 extern std::string g_output;
 /// The site policy (docs/site.md): this layer was added by the site configuration and its
 /// record goes to the site's record directory; g_self is its handle.
@@ -49,6 +76,8 @@ void report_failure(const std::string &message);
 
 /// Reserves and fills the region (names, sizes); nullptr with errno on failure.
 Region *open_region();
+/// Reserves the split's region; nullptr with errno on failure.
+SplitRegion *open_split_region();
 /// mkdir of one level; 0 when it exists.
 int mkdir_one(const char *path);
 /// Gathers every rank's totals to rank 0, which writes the record; then every rank

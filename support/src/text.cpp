@@ -4,6 +4,7 @@
 // Names and files: the job id, escaping for file names and JSON, atomic writes, hashes.
 #include <pnmpi/support.h>
 
+#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
@@ -179,6 +180,37 @@ float pnmpi_round_mantissa(float v, int bits) {
   u = (u + (1u << (drop - 1))) & ~((1u << drop) - 1);
   std::memcpy(&v, &u, sizeof v);
   return v;
+}
+
+namespace {
+std::atomic<pnmpi_record_source_t> g_source{nullptr};
+std::atomic<void *> g_source_context{nullptr};
+} // namespace
+
+int pnmpi_record_add_source(pnmpi_record_source_t source, void *context) {
+  pnmpi_record_source_t none = nullptr;
+  g_source_context.store(context);
+  if (!g_source.compare_exchange_strong(none, source))
+    return EEXIST;
+  return 0;
+}
+
+int pnmpi_record_collect(pnmpi_record_sink_t sink, void *sink_context) {
+  pnmpi_record_source_t source = g_source.load();
+  if (source == nullptr)
+    return 0;
+  source(g_source_context.load(), sink, sink_context);
+  return 1;
+}
+
+uint64_t pnmpi_group_key(const int32_t *world_ranks, size_t n) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t k = 0; k < n; ++k)
+    for (int b = 0; b < 4; ++b) {
+      h ^= (static_cast<uint32_t>(world_ranks[k]) >> (8 * b)) & 0xFF;
+      h *= 1099511628211ull;
+    }
+  return h;
 }
 
 } // extern "C"

@@ -160,6 +160,37 @@ PNMPI_SUPPORT_EXPORT int pnmpi_npz_add(pnmpi_npz_t *npz, const char *name, const
 PNMPI_SUPPORT_EXPORT int pnmpi_npz_write(pnmpi_npz_t *npz, const char *path);
 PNMPI_SUPPORT_EXPORT void pnmpi_npz_free(pnmpi_npz_t *npz);
 
+/** What a module hands to the job record (the monitor: its point-to-point row and its
+ * collectives per communicator, application traffic only). Arrays are the source's,
+ * valid during the sink call only. */
+typedef struct {
+  size_t p2p_n;               /**< peers this process sent to */
+  const int32_t *p2p_peer;    /**< their world ranks */
+  const uint64_t *p2p_bytes;  /**< bytes sent to each */
+  const uint64_t *p2p_count;  /**< messages sent to each */
+  size_t comm_n;              /**< communicators this process took part in collectives of */
+  const uint64_t *comm_key;   /**< pnmpi_group_key() of each one's world ranks */
+  const uint64_t *comm_bytes; /**< this process's collective bytes there */
+  const uint64_t *comm_count; /**< and messages */
+  const int32_t *comm_first;  /**< 1 where this process is the group's rank 0 */
+  /** For those (comm_first 1) only, in order: the group's size, then its world ranks. */
+  size_t members_n;
+  const int32_t *members;
+} pnmpi_record_data_t;
+
+typedef void (*pnmpi_record_sink_t)(void *sink_context, const pnmpi_record_data_t *data);
+typedef void (*pnmpi_record_source_t)(void *context, pnmpi_record_sink_t sink, void *sink_context);
+
+/** Registers a source of record data; the record writer calls it at MPI_Finalize, before
+ * any MPI_Finalize reaches MPI. Only the first source registered is used. 0 or EEXIST. */
+PNMPI_SUPPORT_EXPORT int pnmpi_record_add_source(pnmpi_record_source_t source, void *context);
+
+/** Calls the registered source (if any) with `sink`. Returns 1 if there was one. */
+PNMPI_SUPPORT_EXPORT int pnmpi_record_collect(pnmpi_record_sink_t sink, void *sink_context);
+
+/** A 64-bit key of a list of world ranks (FNV-1a), the same on every process. */
+PNMPI_SUPPORT_EXPORT uint64_t pnmpi_group_key(const int32_t *world_ranks, size_t n);
+
 /** CRC-32 (zlib's) of a whole file and its size, as "crc32:HEX:SIZE". 0 or errno. */
 PNMPI_SUPPORT_EXPORT int pnmpi_file_hash(const char *path, char *out, size_t size);
 

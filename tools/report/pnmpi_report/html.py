@@ -9,7 +9,7 @@ opened on a machine without network."""
 import base64
 import html
 
-from . import analysis, charts, heatmap, inputs, placement
+from . import analysis, charts, heatmap, inputs, jobview, placement
 from .errors import ReportError
 from .model import human_bytes
 from .output import write_atomic
@@ -41,9 +41,14 @@ def add_arguments(parser):
 def run(args):
     if not args.output.lower().endswith((".html", ".htm")):
         raise ReportError("the report's name must end in .html", args.output)
-    r = inputs.load_run(args.run)
-    placement.apply_assumed_hosts(r, args)
-    page = render(r, max(0, args.top), args.max_cells)
+    job = jobview.load_job(args.run)
+    extra = jobview.render_html(jobview.summarize(job, max(0, args.top))) if job else ""
+    if job is not None and not jobview.has_monitor_output(args.run):
+        page = _page(job.path, "<h1>Job report: %s</h1>\n%s" % (html.escape(job.path), extra))
+    else:
+        r = inputs.load_run(args.run)
+        placement.apply_assumed_hosts(r, args)
+        page = render(r, max(0, args.top), args.max_cells, extra)
     write_atomic(args.output, page)
     print("pnmpi-report: wrote %s (%d KiB)" % (args.output, len(page.encode()) // 1024))
     return 0
@@ -64,7 +69,8 @@ def _table(header, rows, text_columns=(0,)):
     return t + "</table>\n"
 
 
-def render(run, top=20, max_cells=heatmap.DEFAULT_MAX_CELLS):
+def render(run, top=20, max_cells=heatmap.DEFAULT_MAX_CELLS, extra=""):
+    """The page; `extra`: more sections (HTML) at its end (the job's, jobview.py)."""
     s = analysis.summarize(run, top)
     esc = html.escape
     body = "<h1>Communication report: %s</h1>\n" % esc(run.source)
@@ -143,9 +149,14 @@ def render(run, top=20, max_cells=heatmap.DEFAULT_MAX_CELLS):
                      "histogram " + origin)
         body += _table(["size", "messages"], [[b["label"], b["messages"]] for b in bins])
 
+    return _page(run.source, body + extra)
+
+
+def _page(title, body):
+    esc = html.escape
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
             "img-src data:; style-src 'unsafe-inline'\">\n"
             "<title>pnmpi report: %s</title>\n<style>%s</style></head>\n<body>\n%s"
             "<p class=\"small\">Written by pnmpi-report.</p>\n</body></html>\n"
-            % (esc(run.source), _STYLE, body))
+            % (esc(title), _STYLE, body))

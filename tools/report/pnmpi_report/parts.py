@@ -33,6 +33,11 @@ CELL = np.dtype([("calls", "<u8"), ("ticks", "<u8"), ("min", "<u8"), ("max", "<u
 MAGIC = b"PNMPIPRT"
 PART_VERSION = 1
 REGION_VERSION = 1
+SPLIT = np.dtype([("slots", "<u4"), ("max_threads", "<u4"), ("slot_bytes", "<u4"),
+                  ("pad", "<u4"), ("lost_calls", "<u8"), ("slots_offset", "<u8"),
+                  ("reserved", "<u8", (4,))])
+SLOT = np.dtype([("routine_plus1", "<u4"), ("comm_size", "<u4"), ("bin", "<u4"),
+                 ("app", "<u4"), ("calls", "<u8"), ("ticks", "<u8"), ("bytes", "<u8")])
 EXCLUDED = ("MPI_Init", "MPI_Init_thread", "MPI_Finalize")
 
 
@@ -68,11 +73,27 @@ class Part:
         self.user, self.executable = _text(h["user"]), _text(h["executable"])
         if self.state > record.EXITED:
             raise ReportError("damaged part file: state %d" % self.state, path)
-        self.names, self.app, self.tool, self.lost = [], None, None, 0
+        self.names, self.app, self.tool, self.lost, self.split = [], None, None, 0, None
         for k in range(min(int(h["region_count"]), 16)):
             reg = h["regions"][k]
             if _text(reg["name"]) == "profile" and int(reg["version"]) == REGION_VERSION:
                 self._profile(data, int(reg["offset"]), int(reg["bytes"]))
+        for k in range(min(int(h["region_count"]), 16)):
+            reg = h["regions"][k]
+            if _text(reg["name"]) == "profile_split" and self.app is not None:
+                self._split(data, int(reg["offset"]))
+
+    def _split(self, data, offset):
+        if offset + SPLIT.itemsize > len(data):
+            raise ReportError("truncated part file: the split region ends after the file",
+                              self.path)
+        s = np.frombuffer(data, SPLIT, 1, offset)[0]
+        n, at = int(s["slots"]), offset + int(s["slots_offset"])
+        threads = len(self.app)
+        if int(s["slot_bytes"]) != SLOT.itemsize or at + threads * n * SLOT.itemsize > len(data):
+            raise ReportError("damaged part file: the split region does not fit", self.path)
+        slots = np.frombuffer(data, SLOT, threads * n, at)
+        self.split = slots[(slots["routine_plus1"] > 0) & (slots["app"] == 1)]
 
     def _profile(self, data, offset, size):
         if offset + REGION.itemsize > len(data) or offset + size > len(data):
@@ -205,6 +226,27 @@ def merge_parts(directory, job=None):
         if p.lost:
             notes.append("rank %d: %d calls of threads beyond the profile's %d were not "
                          "counted" % (r, p.lost, len(p.app)))
+    split = {}
+    col_of = {int(c): k for k, c in enumerate(cols)}
+    for r, p in by_rank.items():
+        if p.split is None or len(p.names) != len(names):
+            continue
+        s = 1e-9 / p.ticks_per_ns()
+        for x in p.split:
+            c = col_of.get(int(x["routine_plus1"]) - 1)
+            if c is None:
+                continue
+            key = (r, c, int(x["comm_size"]), int(x["bin"]))
+            v = split.setdefault(key, [0, 0.0, 0])
+            v[0] += int(x["calls"])
+            v[1] += int(x["ticks"]) * s
+            v[2] += int(x["bytes"])
+    keys = sorted(split)
+    for k, name in enumerate(("split_rank", "split_routine", "split_comm_size", "split_bin")):
+        a[name] = np.array([key[k] for key in keys], dtype=np.int64)
+    a["split_calls"] = np.array([split[key][0] for key in keys], dtype=np.uint64)
+    a["split_time_s"] = np.array([split[key][1] for key in keys], dtype=np.float64)
+    a["split_bytes"] = np.array([split[key][2] for key in keys], dtype=np.uint64)
     a["min_s"] = np.where(np.isfinite(mins), mins, 0)
     a["max_s"] = maxs
     if not hosts:

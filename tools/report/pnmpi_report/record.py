@@ -57,7 +57,13 @@ ARRAYS = {
     "tool_bytes": ("R", "F"), "min_s": ("F",), "max_s": ("F",), "p2p_src": ("E",),
     "p2p_dst": ("E",), "p2p_bytes": ("E",), "p2p_count": ("E",), "comm_offsets": ("C1",),
     "comm_members": ("M",), "comm_bytes": ("M",), "comm_count": ("M",),
+    # argument split on: the application's calls per (rank, routine, communicator size,
+    # message-size bin: 0 for 0 bytes, else floor(log2(bytes)) + 1). Absent: empty.
+    "split_rank": ("S",), "split_routine": ("S",), "split_comm_size": ("S",),
+    "split_bin": ("S",), "split_calls": ("S",), "split_time_s": ("S",), "split_bytes": ("S",),
 }
+OPTIONAL = ("split_rank", "split_routine", "split_comm_size", "split_bin", "split_calls",
+            "split_time_s", "split_bytes")
 
 _DTYPES = {
     "rank_host": np.uint32, "rank_state": np.uint8, "rank_signal": np.uint8,
@@ -67,6 +73,9 @@ _DTYPES = {
     "max_s": np.float32, "p2p_src": np.uint32, "p2p_dst": np.uint32, "p2p_bytes": np.uint64,
     "p2p_count": np.uint64, "comm_offsets": np.uint64, "comm_members": np.uint32,
     "comm_bytes": np.uint64, "comm_count": np.uint64,
+    "split_rank": np.uint32, "split_routine": np.uint32, "split_comm_size": np.uint32,
+    "split_bin": np.uint8, "split_calls": np.uint64, "split_time_s": np.float32,
+    "split_bytes": np.uint64,
     # on disk only
     "p2p_offsets": np.uint64, "p2p_delta": np.int32, "comm_delta": np.int32,
 }
@@ -189,6 +198,9 @@ def record_from_bytes(data, path):
         stored = {}
         for k in STORED:
             if k + ".npy" not in names:
+                if k in OPTIONAL:
+                    stored[k] = np.zeros(0, dtype=_DTYPES[k])
+                    continue
                 raise ReportError("damaged record: array %s is missing" % k, path)
             stored[k] = _array(z, k, path, _DTYPES[k])
     for k in STORED:
@@ -277,6 +289,7 @@ def _text(s, key, path):
 
 def _check_shapes(rec, path):
     dims = {"R": rec.ranks, "F": len(rec.routines), "E": len(rec.p2p_src),
+            "S": len(rec.split_rank),
             "C1": len(rec.comm_names) + 1, "M": int(rec.comm_offsets[-1])
             if len(rec.comm_offsets) else 0}
     for k, shape in ARRAYS.items():
@@ -296,6 +309,10 @@ def _check_shapes(rec, path):
     if np.any(np.diff(rec.comm_offsets.astype(np.int64)) < 0) or (
             len(rec.comm_offsets) and rec.comm_offsets[0] != 0):
         raise ReportError("damaged record: communicator offsets are not ascending", path)
+    if len(rec.split_rank) and (int(rec.split_rank.max()) >= rec.ranks or
+                                int(rec.split_routine.max()) >= len(rec.routines)):
+        raise ReportError("damaged record: the split names a rank or routine out of range",
+                          path)
     if int(rec.rank_state.max(initial=0)) > EXITED:
         raise ReportError("damaged record: unknown rank state %d"
                           % int(rec.rank_state.max()), path)
@@ -333,8 +350,8 @@ def record_bytes(meta, arrays):
     for k in ARRAYS:
         if k in _DERIVED:
             continue
-        v = np.asarray(arrays[k], dtype=_DTYPES[k])
-        if k in ("time_s", "tool_time_s", "min_s", "max_s"):
+        v = np.asarray(arrays.get(k, np.zeros(0)), dtype=_DTYPES[k])
+        if k in ("time_s", "tool_time_s", "min_s", "max_s", "split_time_s"):
             v = round_mantissa(v, TIME_BITS)
         elif k in ("wall_s", "mpi_s"):
             v = round_mantissa(v, WALL_BITS)

@@ -4,7 +4,7 @@
 
 import json
 
-from . import analysis, inputs, placement
+from . import analysis, inputs, jobview, placement
 from .model import human_bytes
 
 HELP = ("totals per category, application vs tool traffic, top talkers, traffic inside and "
@@ -21,13 +21,23 @@ def add_arguments(parser):
 
 
 def run(args):
+    job = jobview.load_job(args.run)
+    js = jobview.summarize(job, max(0, args.top)) if job is not None else None
+    if js is not None and not jobview.has_monitor_output(args.run):
+        print(json.dumps(js, indent=1, sort_keys=True) if args.json else
+              jobview.render_text(js), end="\n" if args.json else "")
+        return 0
     r = inputs.load_run(args.run)
     placement.apply_assumed_hosts(r, args)
     s = analysis.summarize(r, max(0, args.top))
     if args.json:
+        if js is not None:
+            s["job"] = js
         print(json.dumps(s, indent=1, sort_keys=True))
     else:
         print(render_text(s), end="")
+        if js is not None:
+            print("\n" + jobview.render_text(js), end="")
     return 0
 
 
