@@ -11,6 +11,7 @@
 #include <ctime>
 #include <dirent.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <set>
 #include <string>
 #include <sys/stat.h>
@@ -186,6 +187,35 @@ TEST(SiteRecords, AdminDirectoriesAndRecordPermissions) {
   const std::string name = path.substr(path.rfind('/') + 1);
   EXPECT_NE(name.find("_test-site-unit_idp"), std::string::npos) << name;
   EXPECT_EQ(name.substr(name.size() - 6), ".pnmpi");
+}
+
+TEST(SiteRecords, RecordsBelongToTheAdminGroup) {
+  // As root, pnmpi-admin gives the day directories the admins' group and set-group-id, so
+  // every record is readable by that group (Debian's `adm` stands in for it here).
+  if (::geteuid() != 0)
+    GTEST_SKIP() << "not root: only root can give the directories another group";
+  const group *adm = ::getgrnam("adm");
+  if (adm == nullptr)
+    GTEST_SKIP() << "no group 'adm' on this system";
+  const std::string dir = std::string(PNMPI_TEST_SCRATCH_DIR) + "/SiteRecords.Group";
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  ::gmtime_r(&now, &utc);
+  const std::string cmd = "rm -rf '" + dir + "' && /usr/bin/python3 " PNMPI_TEST_ADMIN " mkdirs '" +
+                          dir + "' --group adm --years " + std::to_string(utc.tm_year + 1900) +
+                          " > /dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  struct stat st;
+  ASSERT_EQ(::stat(today(dir).c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, 0u);
+  EXPECT_EQ(st.st_gid, adm->gr_gid);
+  std::string path;
+  const int fd = create_record_file(dir, "pnmpi", &path);
+  ASSERT_GE(fd, 0);
+  ::close(fd);
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_gid, adm->gr_gid);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
 }
 
 TEST(SiteRecords, MissingDirectoryAndLinksAreRefused) {
