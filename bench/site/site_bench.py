@@ -11,7 +11,7 @@ most 2 s).
 Records have realistic sizes: the stencil generator's jobs of 4 to 4,096 ranks, most of
 them small as on a real machine (60% up to 64 ranks, 30% 128 to 512, 10% 1,024 to 4,096),
 spread over the days of a month in a directory made by pnmpi-admin mkdirs. Prints the
-sizes, then per run the median and the spread of the repeats."""
+sizes, then per run the median and the spread of the repeats, wall and CPU time."""
 
 import argparse
 import os
@@ -61,9 +61,15 @@ def make_records(logdir, count, first, rng, templates):
 
 
 def timed(logdir, index):
+    """(wall seconds, CPU seconds of this process and its workers, new, unreadable)."""
+    c = os.times()
     t = time.perf_counter()
     new, bad = site.update_index(logdir, index, None, 2)
-    return time.perf_counter() - t, new, bad
+    wall = time.perf_counter() - t
+    d = os.times()
+    cpu = (d.user + d.system + d.children_user + d.children_system) - (
+        c.user + c.system + c.children_user + c.children_system)
+    return wall, cpu, new, bad
 
 
 def main(argv):
@@ -84,22 +90,29 @@ def main(argv):
     size = make_records(logdir, a.records, 0, rng, templates)
     print("%d records, %.1f MB (mean %.1f KB), written in %.1f s" % (
         a.records, size / 1e6, size / a.records / 1e3, time.perf_counter() - t))
-    scratch_runs, rerun_runs = [], []
+    scratch_runs, rerun_runs, scratch_cpu, rerun_cpu = [], [], [], []
     next_id = a.records
     for k in range(a.repeats):
         index = os.path.join(scratch, "index-%d.sqlite" % k)
-        s, new, bad = timed(logdir, index)
-        assert new == a.records + (next_id - a.records) and bad == 0, (new, bad)
+        s, c, new, bad = timed(logdir, index)
+        assert new == next_id and bad == 0, (new, bad)
         scratch_runs.append(s)
+        scratch_cpu.append(c)
         make_records(logdir, a.new, next_id, rng, templates)
         next_id += a.new
-        r, new, bad = timed(logdir, index)
+        r, c, new, bad = timed(logdir, index)
         assert new == a.new and bad == 0, (new, bad)
         rerun_runs.append(r)
+        rerun_cpu.append(c)
         os.unlink(index)
-    for name, runs in (("from scratch", scratch_runs), ("re-run, %d new" % a.new, rerun_runs)):
-        print("%-18s median %.2f s (min %.2f, max %.2f, %d runs)" % (
-            name, statistics.median(runs), min(runs), max(runs), len(runs)))
+    # Wall time depends on what else runs; CPU time (this process and its 2 readers) is
+    # what the machine spends: on 2 idle cores the wall time is about half of it.
+    print("load average (1 min) at the end: %.1f" % os.getloadavg()[0])
+    for name, runs, cpu in (("from scratch", scratch_runs, scratch_cpu),
+                            ("re-run, %d new" % a.new, rerun_runs, rerun_cpu)):
+        print("%-18s wall median %.2f s (min %.2f, max %.2f), CPU median %.2f s, %d runs" % (
+            name, statistics.median(runs), min(runs), max(runs), statistics.median(cpu),
+            len(runs)))
     if not a.dir:
         shutil.rmtree(scratch, ignore_errors=True)
     return 0
