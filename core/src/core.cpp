@@ -215,10 +215,16 @@ void Core::load() {
     try {
       m_layers.push_back(
           {planned.spec, load_module_copy(*planned.file, *planned.spec, config, copies, index)});
-    } catch (const Error &e) {
+    } catch (const std::exception &e) {
+      // A site layer that cannot be loaded, for any reason (memory included), is left out.
       if (!planned.spec->site)
         throw;
-      site_failure(index, e.what(), true);
+      const auto *error = dynamic_cast<const Error *>(&e);
+      site_failure(index,
+                   error != nullptr
+                       ? std::string(e.what())
+                       : module_context(*planned.spec, config) + ": cannot be loaded: " + e.what(),
+                   true);
       planned.file = nullptr; // unlinked: it wraps nothing
       m_layers.push_back({planned.spec, {nullptr, nullptr, 0}});
       bases.push_back(0);
