@@ -118,6 +118,20 @@ class SiteReport(Case):
         rc, out, err = run("site", self.logdir)
         self.assertIn("index: 0 record(s) read this run, 1 unreadable in all", out)
 
+    def test_site_policy_notes_are_listed(self):
+        note = os.path.join(self.logdir, "2026", "11", "3", "bob_pw.x_id102_11-3-0-1.warnings")
+        line = ("rank 0: /etc/pnmpi/site.conf:2: module 'profile': cannot write the job record "
+                "x: No space left on device [a module of the site configuration: it is "
+                "disabled, the job goes on]")
+        with open(note, "w") as f:
+            f.write(line + "\n")
+        rc, out, err = run("site", self.logdir, "--json", self.path("n.json"))
+        self.assertEqual((rc, err), (0, ""))
+        self.assertIn("\nSite modules disabled in jobs (the site policy's notes)\n"
+                      "bob_pw.x_id102_11-3-0-1.warnings: " + line + "\n", out)
+        with open(self.path("n.json")) as f:
+            self.assertEqual(json.load(f)["site_notes"], [{"file": note, "line": line}])
+
     def test_errors(self):
         rc, out, err = run("site", self.path("nothing"))
         self.assertEqual((rc, out), (2, ""))

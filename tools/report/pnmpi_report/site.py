@@ -131,6 +131,9 @@ def _open_index(path):
             c + (" TEXT" if c in ("path", "job_id", "user", "executable", "app", "ended")
                  else " REAL") for c in COLUMNS))
         db.execute("CREATE INDEX IF NOT EXISTS jobs_start ON jobs(start)")
+        # The site policy's notes for the admin (USER_EXE_idJOB_..._UNIQUE.warnings).
+        db.execute("CREATE TABLE IF NOT EXISTS notes(path TEXT PRIMARY KEY, mtime_ns INTEGER, "
+                   "text TEXT)")
         db.commit()
         return db
     except sqlite3.DatabaseError as e:
@@ -236,12 +239,14 @@ def update_index(logdir, index_path, since=None, jobs=2, merge_after_s=86400.0):
         known = {p: (s, t) for p, s, t in db.execute(
             "SELECT path, size, mtime_ns FROM files WHERE path >= ? AND path < ?",
             (dpath + "/", dpath + "0"))}
-        seen, parts = set(), False
+        seen, parts, notes = set(), False, []
         try:
             with os.scandir(dpath) as it:
                 for e in it:
                     if e.name.endswith(".part") and e.name.startswith("pnmpi-"):
                         parts = True
+                    if e.name.endswith(".warnings") and not e.name.startswith("."):
+                        notes.append(e.path)
                     if not record_module.is_record(e.name) or e.name.startswith("."):
                         continue
                     try:
@@ -256,6 +261,14 @@ def update_index(logdir, index_path, since=None, jobs=2, merge_after_s=86400.0):
         except OSError:
             continue
         changed.append((dpath, mtime, int(parts)))
+        for path in notes:
+            try:
+                with open(path, "rb") as f:
+                    text = f.read(1 << 16).decode("utf-8", "replace")
+                mt = os.stat(path).st_mtime_ns
+            except OSError:
+                continue
+            db.execute("INSERT OR REPLACE INTO notes VALUES (?, ?, ?)", (path, mt, text))
         # A record removed by the admin leaves the index.
         gone += [p for p in known if p not in seen]
     bad = 0
@@ -296,10 +309,12 @@ def select_jobs(index_path, since=None, users=None, apps=None):
     rows = [dict(zip(COLUMNS, r)) for r in db.execute(sql + " ORDER BY start, path", params)]
     unreadable = [r for (r,) in db.execute("SELECT error FROM files WHERE error IS NOT NULL "
                                            "ORDER BY path")]
+    notes = [(p, line) for p, text in db.execute("SELECT path, text FROM notes ORDER BY path")
+             for line in text.splitlines() if line]
     db.close()
     if apps:
         rows = [r for r in rows if any(fnmatch.fnmatchcase(r["app"], a) for a in apps)]
-    return rows, unreadable
+    return rows, unreadable, notes
 
 
 def summarize(rows, top):
@@ -370,7 +385,7 @@ def render_text(totals, by_app, candidates, unreadable, new, logdir):
     return t
 
 
-def render_html(totals, by_app, candidates, unreadable, logdir):
+def render_html(totals, by_app, candidates, unreadable, logdir, notes=()):
     def table(header, rows):
         h = "<tr>" + "".join("<th>%s</th>" % html.escape(str(x)) for x in header) + "</tr>"
         b = "".join("<tr>" + "".join("<td>%s</td>" % html.escape(str(x)) for x in row) +
@@ -400,6 +415,10 @@ def render_html(totals, by_app, candidates, unreadable, logdir):
     if unreadable:
         page.append("<h2>Unreadable records</h2>\n<ul>%s</ul>\n" % "".join(
             "<li>%s</li>" % html.escape(u) for u in unreadable))
+    if notes:
+        page.append("<h2>Site modules disabled in jobs</h2>\n<ul>%s</ul>\n" % "".join(
+            "<li>%s: %s</li>" % (html.escape(os.path.basename(p)), html.escape(line))
+            for p, line in notes))
     page.append("</body></html>\n")
     return "".join(page)
 
@@ -418,16 +437,23 @@ def run(args):
     logdir = os.path.abspath(args.logdir)
     index = args.index or os.path.join(logdir, "pnmpi-index.sqlite")
     new, _ = update_index(logdir, index, since, max(1, args.jobs), args.merge_after * 3600.0)
-    rows, unreadable = select_jobs(index, since, args.user, args.app)
+    rows, unreadable, notes = select_jobs(index, since, args.user, args.app)
     totals, by_app, candidates = summarize(rows, max(0, args.top))
-    print(render_text(totals, by_app, candidates, unreadable, new, logdir), end="")
+    text = render_text(totals, by_app, candidates, unreadable, new, logdir)
+    if notes:
+        text += "\nSite modules disabled in jobs (the site policy's notes)\n" + "".join(
+            "%s: %s\n" % (os.path.basename(p), line) for p, line in notes)
+    print(text, end="")
     if args.html:
-        write_atomic(args.html, render_html(totals, by_app, candidates, unreadable, logdir))
+        write_atomic(args.html, render_html(totals, by_app, candidates, unreadable, logdir,
+                                            notes))
     if args.csv:
         write_atomic(args.csv, render_csv(rows))
     if args.json:
         write_atomic(args.json, json.dumps({"logdir": logdir, "totals": totals, "by_app": by_app,
                                             "placement_candidates": candidates, "jobs": rows,
-                                            "unreadable": unreadable}, indent=1,
+                                            "unreadable": unreadable,
+                                            "site_notes": [{"file": p, "line": line}
+                                                           for p, line in notes]}, indent=1,
                                            sort_keys=True) + "\n")
     return 0
