@@ -12,6 +12,7 @@ same data as SQLite and as uncompressed .npz, the containers compared in the not
 import argparse
 import os
 import sqlite3
+import subprocess
 import statistics
 import sys
 import tempfile
@@ -66,7 +67,12 @@ def main():
     p.add_argument("--ranks", default="2,1024,16384")
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--candidates", action="store_true")
+    p.add_argument("--cxx", metavar="RECORD_SYNTH",
+                   help="also time records written by the C++ writer (bench/record/record_synth)")
+    p.add_argument("--check", action="store_true",
+                   help="fail if a record exceeds its size limit or reads back wrong")
     args = p.parse_args()
+    failed = []
     with tempfile.TemporaryDirectory() as d:
         print("| ranks | container | bytes | read s, median (min-max) |")
         print("| --- | --- | --- | --- |")
@@ -77,6 +83,16 @@ def main():
             med, lo, hi = timed(lambda: record.read_record(path), args.repeats)
             print("| %d | npz (zlib) | %d | %.4f (%.4f-%.4f) |"
                   % (n, os.path.getsize(path), med, lo, hi))
+            if args.check and n in LIMITS and os.path.getsize(path) > LIMITS[n]:
+                failed.append("python writer, %d ranks: %d bytes" % (n, os.path.getsize(path)))
+            if args.cxx:
+                cxx = os.path.join(d, "c%d.record.npz" % n)
+                subprocess.run([args.cxx, str(n), cxx], check=True)
+                med, lo, hi = timed(lambda: record.read_record(cxx), args.repeats)
+                print("| %d | npz (zlib), C++ writer | %d | %.4f (%.4f-%.4f) |"
+                      % (n, os.path.getsize(cxx), med, lo, hi))
+                if args.check:
+                    failed += check_cxx(record.read_record(cxx), n, os.path.getsize(cxx))
             if not args.candidates:
                 continue
             raw = os.path.join(d, "r%d.npz" % n)
@@ -90,7 +106,33 @@ def main():
             med, lo, hi = timed(lambda: sqlite_read(db), args.repeats)
             print("| %d | SQLite | %d | %.4f (%.4f-%.4f) |"
                   % (n, os.path.getsize(db), med, lo, hi))
-    return 0
+    for f in failed:
+        print("record_bench: FAILED: " + f)
+    return 1 if failed else 0
+
+
+# docs/record.md: at most 64 KB at 1,024 ranks and 1 MB at 16,384 (3-D stencil).
+LIMITS = {1024: 64 * 1024, 16384: 1024 * 1024}
+
+
+def check_cxx(r, n, size):
+    """What record_synth.cpp made, exactly."""
+    bad = []
+    if n in LIMITS and size > LIMITS[n]:
+        bad.append("C++ writer, %d ranks: %d bytes > %d" % (n, size, LIMITS[n]))
+    neighbours = np.bincount(r.p2p_src.astype(np.int64), minlength=n)
+    k = r.routine_index("MPI_Isend")
+    if r.ranks != n or k is None or not np.array_equal(r.calls[:, k], neighbours * 100):
+        bad.append("C++ writer, %d ranks: MPI_Isend calls differ from the neighbours" % n)
+    if not np.all(r.p2p_count == 100) or not np.all(r.p2p_bytes == 100 * 8 * 64 * 64):
+        bad.append("C++ writer, %d ranks: point-to-point values differ" % n)
+    comms = r.communicators()
+    if len(comms) != 1 or comms[0][0] != "MPI_COMM_WORLD" or \
+            not np.array_equal(comms[0][1], np.arange(n)) or not np.all(comms[0][2] == 800):
+        bad.append("C++ writer, %d ranks: the world communicator differs" % n)
+    if r.ended != "finalized" or len(r.hosts) != (n + 63) // 64:
+        bad.append("C++ writer, %d ranks: ended %s, %d hosts" % (n, r.ended, len(r.hosts)))
+    return bad
 
 
 if __name__ == "__main__":

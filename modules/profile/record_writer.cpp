@@ -23,26 +23,6 @@ namespace pnmpi::profile {
 
 namespace {
 
-struct RankHead {
-  double wall_s, mpi_s;
-  uint64_t init_real_ns, end_real_ns;
-  uint32_t entries, pad;
-  char host[64];
-};
-
-struct Entry {
-  uint32_t id, pad;
-  uint64_t calls, bytes, tool_calls, tool_bytes;
-  double time_s, tool_time_s, min_s, max_s;
-};
-
-/// The monitor's traffic of one rank, as pnmpi_record_data_t, serialised after the entries:
-/// counts, then p2p peer/bytes/count, comm key/bytes/count/first, members.
-struct Traffic {
-  std::vector<int32_t> peer, first, members;
-  std::vector<uint64_t> bytes, count, key, cbytes, ccount;
-};
-
 void take_traffic(void *context, const pnmpi_record_data_t *d) {
   auto &t = *static_cast<Traffic *>(context);
   t.peer.assign(d->p2p_peer, d->p2p_peer + d->p2p_n);
@@ -60,6 +40,8 @@ template <class T> void put(std::vector<char> &out, const std::vector<T> &v) {
   out.insert(out.end(), p, p + v.size() * sizeof(T));
 }
 
+} // namespace
+
 std::vector<char> serialise(const Traffic &t) {
   std::vector<char> out;
   const uint64_t n[3] = {t.peer.size(), t.key.size(), t.members.size()};
@@ -74,6 +56,8 @@ std::vector<char> serialise(const Traffic &t) {
   put(out, t.members);
   return out;
 }
+
+namespace {
 
 /// Reads what serialise() wrote from [p, end); false if it does not fit.
 bool deserialise(const char *&p, const char *end, Traffic &t) {
@@ -165,7 +149,8 @@ int add(pnmpi_npz_t *z, const char *name, const char *descr, const std::vector<T
                        v.size() * sizeof(T));
 }
 
-/// Rank 0: the record from every rank's packet. 0 or errno.
+} // namespace
+
 int write_record(const std::vector<char> &all, const std::vector<int> &offsets, int size,
                  const std::string &path) {
   const pnmpi_part_header_t *h = pnmpi_part_header();
@@ -338,12 +323,15 @@ int write_record(const std::vector<char> &all, const std::vector<int> &offsets, 
   }
 
   char hash[96] = "";
-  if (pnmpi_file_hash(h->executable, hash, sizeof hash) != 0)
+  const std::string job = h != nullptr ? h->job_id : pnmpi_job_id();
+  const std::string user = h != nullptr ? h->user : "";
+  const std::string exe = h != nullptr ? h->executable : "";
+  if (exe.empty() || pnmpi_file_hash(exe.c_str(), hash, sizeof hash) != 0)
     hash[0] = '\0';
   std::ostringstream m;
   m.precision(17);
-  m << "{\"format\": \"pnmpi-record\", \"version\": 1, \"job_id\": " << json(h->job_id)
-    << ", \"user\": " << json(h->user) << ", \"executable\": " << json(h->executable)
+  m << "{\"format\": \"pnmpi-record\", \"version\": 1, \"job_id\": " << json(job)
+    << ", \"user\": " << json(user) << ", \"executable\": " << json(exe)
     << ", \"executable_hash\": " << json(hash) << ", \"start\": " << start / 1e9
     << ", \"end\": " << end / 1e9 << ", \"ranks\": " << size << ", \"hosts\": [";
   for (size_t k = 0; k < hosts.size(); ++k)
@@ -402,8 +390,6 @@ int write_record(const std::vector<char> &all, const std::vector<int> &offsets, 
   pnmpi_npz_free(z);
   return rc;
 }
-
-} // namespace
 
 int mkdir_one(const char *path) {
   if (mkdir(path, 0777) == 0 || errno == EEXIST)

@@ -8,6 +8,7 @@
 #include "profile.h"
 
 #include <string>
+#include <vector>
 
 namespace pnmpi::profile {
 
@@ -60,6 +61,28 @@ inline SplitSlot *split_slots(SplitRegion *s, size_t thread) {
          thread * s->slots;
 }
 
+/// What every rank sends rank 0 at MPI_Finalize: this, `entries` Entry, then (pad bit 0)
+/// its serialised Traffic, then (pad bit 1) a count and that many SplitEntry, padded to 8.
+struct RankHead {
+  double wall_s, mpi_s;
+  uint64_t init_real_ns, end_real_ns;
+  uint32_t entries, pad;
+  char host[64];
+};
+
+struct Entry {
+  uint32_t id, pad;
+  uint64_t calls, bytes, tool_calls, tool_bytes;
+  double time_s, tool_time_s, min_s, max_s;
+};
+
+/// The monitor's traffic of one rank, as pnmpi_record_data_t, serialised after the entries:
+/// counts, then p2p peer/bytes/count, comm key/bytes/count/first, members.
+struct Traffic {
+  std::vector<int32_t> peer, first, members;
+  std::vector<uint64_t> bytes, count, key, cbytes, ccount;
+};
+
 extern Region *g_region;
 extern SplitRegion *g_split;
 extern std::string g_output;
@@ -80,6 +103,12 @@ Region *open_region();
 SplitRegion *open_split_region();
 /// mkdir of one level; 0 when it exists.
 int mkdir_one(const char *path);
+/// Traffic as bytes (the packet's part after the entries).
+std::vector<char> serialise(const Traffic &t);
+/// Rank 0: the record at `path` from every rank's packet (`all`, starting at `offsets`,
+/// `size` ranks). 0 or errno. bench/record/record_synth.cpp calls it with made-up packets.
+int write_record(const std::vector<char> &all, const std::vector<int> &offsets, int size,
+                 const std::string &path);
 /// Gathers every rank's totals to rank 0, which writes the record; then every rank
 /// removes its part file if the record was written. Collective over MPI_COMM_WORLD.
 void write_job_record();

@@ -50,6 +50,25 @@ class RoundTrip(common.Case):
                                           "killed (no mark)": [3]})
 
 
+class EverywhereARunIsRead(common.Case):
+    def test_matrix_and_subcommands(self):
+        from pnmpi_report import inputs
+        meta, a = record_synth.stencil(64, seed=2, job_id="7")
+        path = self.path(record.record_name("7"))
+        record.write_record(path, meta, a)
+        for spec in (path, self.dir):
+            run = inputs.load_run([spec])
+            p2p = run.categories["p2p"].bytes
+            self.assertEqual((list(p2p.src), list(p2p.dst), list(p2p.val)),
+                             (list(a["p2p_src"]), list(a["p2p_dst"]), list(a["p2p_bytes"])))
+            self.assertEqual(run.hosts, ["node00000"] * 64)
+        self.ok("heatmap", path, "-o", self.path("h.png"))
+        out, _ = self.ok("summary", self.dir)
+        self.assertIn("Job 7: 64 ranks on 1 host(s)", out)
+        self.assertIn("ended: finalized", out)
+        self.ok("html", path, "-o", self.path("r.html"))
+
+
 class BadRecords(common.Case):
     def write(self, meta=None, arrays=None, edit=None):
         m, a = record_synth.stencil(4)

@@ -44,6 +44,10 @@ def load_run(specs):
 def _load_one(s):
     if os.path.isdir(s):
         return _load_dir(s)
+    if os.path.isfile(s) and (s.endswith(".record.npz") or s.endswith(".part")):
+        from . import parts
+        from .readers import job_record
+        return job_record.read(parts.read_job(s))
     if os.path.isfile(s):
         if mat.is_mat(s):
             return mat.read(_mat_siblings(s), s)
@@ -146,4 +150,9 @@ def _load_dir(d):
     flushes = [os.path.join(d, f) for f in entries if rootflush.is_rootflush(os.path.join(d, f))]
     if flushes:
         return _load_one(flushes[0])
+    if any(f.endswith(".record.npz") or (f.startswith("pnmpi-") and f.endswith(".part"))
+           for f in entries):
+        from . import parts
+        from .readers import job_record
+        return job_record.read(parts.read_job(d))
     raise ReportError("holds no monitor output (.json, .prof or .mat files)", d)
