@@ -120,8 +120,9 @@ class SiteUnderSlurm(unittest.TestCase):
         self.assertEqual(CLUSTER.out(job).count("ready "), 2, CLUSTER.out(job, "err"))
         p = CLUSTER.run(["scancel", "--signal=TERM", "--full", job])
         self.assertEqual(p.returncode, 0, p.stderr)
-        state = CLUSTER.wait(job)
-        self.assertNotEqual(state, "COMPLETED")
+        # Ended (MPICH's mpiexec may exit 0 after forwarding TERM: Slurm then says
+        # COMPLETED); how each rank ended is the record's to say.
+        CLUSTER.wait(job)
         self.assertEqual(self.records(), [])  # no finalize: parts only, until the report
         p = subprocess.run([REPORT, "site", self.logdir, "--merge-after", "0"],
                            capture_output=True, text=True)
