@@ -58,6 +58,8 @@ for mpi in openmpi mpich; do
   run_ctest --test-dir "build-${mpi}" -L mpi
   # Across hosts: jobs on a cluster of network namespaces the test makes (root only).
   run_ctest --test-dir "build-${mpi}" -L cluster
+  # Site records under a real Slurm it starts (root only; skipped, saying why, otherwise).
+  run_ctest --test-dir "build-${mpi}" -L slurm
 done
 
 echo "== unit tests and MPI jobs under AddressSanitizer and UBSan"

@@ -9,14 +9,14 @@ namespace pnmpi {
 
 std::string argument_message(const Config &config, const ModuleSpec &module,
                              const Argument &argument, const std::string &problem) {
-  return where(config.path, argument.line, module.name) + ": argument '" + argument.key + "' " +
-         problem;
+  return where(source_of(module, config), argument.line, module.name) + ": argument '" +
+         argument.key + "' " + problem;
 }
 
 std::string missing_argument_message(const Config &config, const ModuleSpec &module,
                                      std::string_view key) {
   const std::string k(key);
-  return where(config.path, module.line, module.name) + " needs an argument '" + k +
+  return where(source_of(module, config), module.line, module.name) + " needs an argument '" + k +
          "': add 'argument " + k + " VALUE' below this line";
 }
 

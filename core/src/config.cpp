@@ -10,7 +10,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <iterator>
 #include <pwd.h>
+#include <regex.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <unordered_map>
@@ -120,21 +122,42 @@ std::optional<int> int_of(std::string_view word) {
 /// The parser's state between lines: which stack and which module of it lines attach to.
 class Parser {
 public:
-  Parser(Config &config, const std::string &path) : m_config(config), m_path(path) {}
+  Parser(Config &config, const std::string &path, ConfigKind kind)
+      : m_config(config), m_path(path), m_kind(kind) {}
 
   void line(int line_no, const std::vector<std::string_view> &w) {
     m_line = line_no;
     const std::string_view directive = w[0];
+    const bool site = m_kind == ConfigKind::Site;
     if (directive == "module")
       module(w);
     else if (directive == "argument")
       argument(w);
     else if (directive == "pcontrol")
       pcontrol(w);
-    else if (directive == "stack")
+    else if (directive == "stack" && !site)
       stack(w);
-    else if (directive == "globalpcontrol")
+    else if (directive == "globalpcontrol" && !site)
       global_pcontrol(w);
+    else if (site && (directive == "stack" || directive == "globalpcontrol"))
+      fail(quoted(directive) +
+           " is not allowed in a site configuration: the site's modules join the default "
+           "stack of every job, and MPI_Pcontrol's delivery is the user's to choose");
+    else if (directive == "records" && site)
+      records(w);
+    else if (directive == "optout" && site)
+      optout(w);
+    else if ((directive == "include" || directive == "exclude") && site)
+      rule(w);
+    else if (!site && (directive == "records" || directive == "optout" || directive == "include" ||
+                       directive == "exclude"))
+      fail(quoted(directive) +
+           " belongs in the site configuration (PNMPI_SITE_CONF, PREFIX/etc/pnmpi/site.conf), "
+           "not in a user's .pnmpi-conf");
+    else if (site)
+      fail("unknown directive " + quoted(directive) +
+           " (expected 'module', 'argument', 'pcontrol', 'records', 'optout', 'include' or "
+           "'exclude')");
     else
       fail("unknown directive " + quoted(directive) +
            " (expected 'module', 'argument', 'pcontrol', 'stack' or 'globalpcontrol')");
@@ -154,6 +177,8 @@ private:
     if (w[1].empty())
       fail("'module' needs a module name, not an empty one");
     m_config.modules.push_back({std::string(w[1]), m_line, m_stack, {}});
+    m_config.modules.back().file = m_path;
+    m_config.modules.back().site = m_kind == ConfigKind::Site;
     m_module_in_stack = true;
     m_argument_lines.clear();
   }
@@ -293,8 +318,53 @@ private:
     p.line = m_line;
   }
 
+  void records(const std::vector<std::string_view> &w) {
+    SiteSettings &s = m_config.site;
+    if (s.records_line != 0)
+      fail("'records' given twice (first on line " + std::to_string(s.records_line) + ")");
+    if (w.size() != 2 || w[1].empty())
+      fail(w.size() < 2 ? std::string("'records' needs the record directory, as in "
+                                      "'records /var/log/pnmpi'")
+                        : "'records' takes one directory; unexpected " + quoted(w[2]));
+    if (w[1][0] != '/')
+      fail("'records' needs an absolute directory, not " + quoted(w[1]) +
+           " (a job's working directory is the user's, never the site's)");
+    s.records = std::string(w[1]);
+    s.records_line = m_line;
+  }
+
+  void optout(const std::vector<std::string_view> &w) {
+    SiteSettings &s = m_config.site;
+    if (s.optout_line != 0)
+      fail("'optout' given twice (first on line " + std::to_string(s.optout_line) + ")");
+    if (w.size() != 2 || (w[1] != "allow" && w[1] != "deny"))
+      fail("'optout' takes 'allow' or 'deny'" +
+           (w.size() < 2 ? std::string() : ", not " + quoted(w[1])));
+    s.optout = w[1] == "allow";
+    s.optout_line = m_line;
+  }
+
+  void rule(const std::vector<std::string_view> &w) {
+    if (w.size() != 2 || w[1].empty())
+      fail(quoted(w[0]) + " takes one regular expression on the executable's path, as in '" +
+           std::string(w[0]) + " ^/usr/bin/' (quote it to hold blanks)" +
+           (w.size() > 2 ? "; unexpected " + quoted(w[2]) : std::string()));
+    const std::string pattern(w[1]);
+    regex_t re;
+    const int rc = ::regcomp(&re, pattern.c_str(), REG_EXTENDED | REG_NOSUB);
+    if (rc != 0) {
+      char why[256];
+      ::regerror(rc, &re, why, sizeof why);
+      fail(quoted(w[0]) + ": " + quoted(pattern) +
+           " is not a POSIX extended regular expression: " + why);
+    }
+    ::regfree(&re);
+    m_config.site.rules.push_back({w[0] == "include", pattern, m_line});
+  }
+
   Config &m_config;
   const std::string &m_path;
+  ConfigKind m_kind;
   int m_line = 0;
   int m_stack = 0;                ///< the stack `module` lines go to
   bool m_module_in_stack = false; ///< whether that stack has a module yet
@@ -305,10 +375,10 @@ private:
 
 } // namespace
 
-Config parse_config(std::string_view text, const std::string &path) {
+Config parse_config(std::string_view text, const std::string &path, ConfigKind kind) {
   Config config;
   config.path = path;
-  Parser parser(config, path);
+  Parser parser(config, path, kind);
   int line_no = 0;
   std::size_t pos = 0;
   while (pos <= text.size()) {
@@ -336,12 +406,67 @@ namespace {
 constexpr std::uint64_t kMaxConfigBytes = 64ull << 20;
 } // namespace
 
-Config load_config_file(const std::string &path) {
+Config load_config_file(const std::string &path, ConfigKind kind) {
   check_trusted(path, shown(path));
   const std::vector<unsigned char> bytes =
       read_input_file(path, kMaxConfigBytes, "cannot read configuration " + shown(path));
   const std::string text(bytes.begin(), bytes.end());
-  return parse_config(text, path);
+  return parse_config(text, path, kind);
+}
+
+const std::string &source_of(const ModuleSpec &module, const Config &config) {
+  return module.file.empty() ? config.path : module.file;
+}
+
+Config compose_configs(Config user, Config site) {
+  // The user's default stack is the first section of the file (stacks are never reopened),
+  // so its modules come first in the list: the site's go right after them, which keeps
+  // every stack's modules together and the handles in line order within each file.
+  std::size_t at = 0;
+  while (at < user.modules.size() && user.modules[at].stack == 0)
+    ++at;
+  for (ModuleSpec &m : site.modules) {
+    m.stack = 0;
+    m.site = true;
+    if (m.file.empty())
+      m.file = site.path;
+  }
+  user.modules.insert(user.modules.begin() + static_cast<std::ptrdiff_t>(at),
+                      std::make_move_iterator(site.modules.begin()),
+                      std::make_move_iterator(site.modules.end()));
+  for (ModuleSpec &m : user.modules)
+    if (!m.site && m.file.empty())
+      m.file = user.path;
+  if (user.path.empty())
+    user.path = site.path;
+  user.site = std::move(site.site);
+  user.site_path = site.path;
+  return user;
+}
+
+bool site_applies_to(const SiteSettings &site, const std::string &exe) {
+  bool excluded = false;
+  for (const SiteSettings::Rule &r : site.rules) {
+    regex_t re;
+    if (::regcomp(&re, r.pattern.c_str(), REG_EXTENDED | REG_NOSUB) != 0)
+      continue; // checked when parsed
+    const bool match = ::regexec(&re, exe.c_str(), 0, nullptr, 0) == 0;
+    ::regfree(&re);
+    if (match && r.include)
+      return true;
+    excluded |= match;
+  }
+  return !excluded;
+}
+
+SiteSearch SiteSearch::from_environment() {
+  SiteSearch search;
+  if (const char *env = std::getenv("PNMPI_SITE_CONF"); env != nullptr && *env != '\0')
+    search.named = env;
+#ifdef PNMPI_SITE_CONF_FILE
+  search.installed = PNMPI_SITE_CONF_FILE;
+#endif
+  return search;
 }
 
 namespace {
@@ -393,6 +518,24 @@ std::optional<std::string> find_config_file(const ConfigSearch &search) {
     std::string p = std::string(search.home) + "/.pnmpi-conf";
     if (candidate(p))
       return p;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> find_site_config(const SiteSearch &search) {
+  if (search.named != nullptr) {
+    const std::optional<std::string> kind = file_kind(search.named);
+    if (!kind || !kind->empty())
+      throw Error("PNMPI_SITE_CONF is set to '" + shown(search.named) +
+                  "', which is not a readable file");
+    return std::string(search.named);
+  }
+  if (!search.installed.empty()) {
+    const std::optional<std::string> kind = file_kind(search.installed);
+    if (kind && !kind->empty())
+      throw Error(search.installed + ": " + *kind + ", not a site configuration file");
+    if (kind)
+      return search.installed;
   }
   return std::nullopt;
 }

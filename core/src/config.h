@@ -24,6 +24,12 @@ struct ModuleSpec {
   std::vector<Argument> arguments;
   bool pcontrol = true;  ///< `pcontrol on|off`: whether MPI_Pcontrol reaches this layer
   int pcontrol_line = 0; ///< the `pcontrol` line, 0 when none was given
+  /// The file of its line ("" for Config::path): a composed config holds the user's lines
+  /// and the site's (source_of()).
+  std::string file = "";
+  /// Added by the site configuration: its failures go through the site policy (site.h)
+  /// instead of stopping the job.
+  bool site = false;
 
   /// The value of argument `key`, or nullptr.
   const std::string *argument(std::string_view key) const;
@@ -49,6 +55,29 @@ struct PcontrolPolicy {
   std::string describe() const;
 };
 
+/// What only a site configuration says (docs/site.md): where job records go, whether a user
+/// may turn the site's modules off, and which executables the site's modules apply to.
+struct SiteSettings {
+  std::string records;  ///< `records LOGDIR`; "" when none
+  int records_line = 0; ///< its line, 0 when none
+  bool optout = true;   ///< `optout allow|deny`: whether PNMPI_SITE_DISABLE=1 is obeyed
+  int optout_line = 0;  ///< its line, 0 when none
+  /// `include REGEX` / `exclude REGEX`, POSIX extended expressions searched for in the
+  /// executable's path, as Darshan's DARSHAN_APP_EXCLUDE: the site's modules apply unless
+  /// the path matches an `exclude` and no `include`.
+  struct Rule {
+    bool include;
+    std::string pattern;
+    int line;
+  };
+  std::vector<Rule> rules;
+};
+
+/// Which grammar a configuration is read with: the user's `.pnmpi-conf`, or the site's
+/// (the same, minus `stack` and `globalpcontrol`, plus `records`, `optout`, `include` and
+/// `exclude`).
+enum class ConfigKind { User, Site };
+
 /// A parsed `.pnmpi-conf`. The one parser: the core and pnmpi-info both read it with
 /// parse_config(), so a file means the same everywhere.
 struct Config {
@@ -57,6 +86,8 @@ struct Config {
   std::vector<int> stack_lines{0}; ///< the `stack` line of each stack; 0: implicit
   std::vector<ModuleSpec> modules;
   PcontrolPolicy pcontrol;
+  SiteSettings site;     ///< a site configuration's own directives (ConfigKind::Site)
+  std::string site_path; ///< the site configuration composed in, "" when none
 
   /// The index of stack `name`, or -1.
   int stack_index(std::string_view name) const;
@@ -72,11 +103,40 @@ constexpr int kMaxStacks = 1024;
 /// Parses configuration text. Throws pnmpi::Error with `PATH:LINE: message`, naming the
 /// offending token. Words are separated by blanks; a word may be double-quoted to hold
 /// blanks or `#` (`module "/opt/my tools/x.so"`). Time and memory are linear in the text.
-Config parse_config(std::string_view text, const std::string &path);
+Config parse_config(std::string_view text, const std::string &path,
+                    ConfigKind kind = ConfigKind::User);
 
 /// Reads and parses the file at `path`, which must be trusted (check_trusted). Throws
 /// pnmpi::Error.
-Config load_config_file(const std::string &path);
+Config load_config_file(const std::string &path, ConfigKind kind = ConfigKind::User);
+
+/// The file a module's line is in: its own (a composed config) or the config's.
+const std::string &source_of(const ModuleSpec &module, const Config &config);
+
+/// The one order of a user's and a site's configuration (docs/site.md): the user's file as
+/// it is, with the site's modules appended to its default stack, after the user's own
+/// (nearest MPI). So the site's modules see the application's calls as the application made
+/// them, count a user tool's own traffic as a module's (call origin), and their own traffic
+/// at finalize goes below every user tool: the user's tools see and write exactly what they
+/// would without the site. `user` may be empty (no user file: path "").
+Config compose_configs(Config user, Config site);
+
+/// Whether the site's modules apply to the executable at `exe` (SiteSettings::rules).
+bool site_applies_to(const SiteSettings &site, const std::string &exe);
+
+/// Where the site configuration is looked for. As ConfigSearch, nothing here reads the
+/// environment but from_environment().
+struct SiteSearch {
+  /// $PNMPI_SITE_CONF, or null: it must exist.
+  const char *named = nullptr;
+  /// PREFIX/etc/pnmpi/site.conf of this install: used when it exists.
+  std::string installed;
+  static SiteSearch from_environment();
+};
+
+/// The site configuration to use: the one named by PNMPI_SITE_CONF, else the install's
+/// when it exists, else nullopt. Throws pnmpi::Error when the named file is not a file.
+std::optional<std::string> find_site_config(const SiteSearch &search);
 
 /// Where the configuration is looked for. Nothing here reads the environment: the core
 /// passes from_environment(), pnmpi-info its `-c` option.

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <dlfcn.h>
 #include <mpi.h>
 #include <mutex>
@@ -20,6 +21,7 @@
 #include "handles.h"
 #include "log.h"
 #include "module_path.h"
+#include "site.h"
 
 extern "C" {
 __thread int pnmpi_entry_id = -1;
@@ -140,35 +142,59 @@ const RoutineIndex &Core::routines() {
 
 void Core::load() {
   const auto start = std::chrono::steady_clock::now();
+  m_loading = true;
+  struct Done {
+    bool &flag;
+    ~Done() { flag = false; }
+  } done{m_loading};
   m_bottom.resize(PNMPI_NUM_ROUTINES);
   for (unsigned id = 0; id < PNMPI_NUM_ROUTINES; ++id)
     m_bottom[id] = reinterpret_cast<std::uintptr_t>(pnmpi_pmpi_table[id]);
   m_bottom[PNMPI_ID_MPI_Pcontrol] = reinterpret_cast<std::uintptr_t>(&XMPI_Pcontrol);
 
-  const std::optional<std::string> path = find_config_file(ConfigSearch::from_environment());
-  if (!path) {
+  std::optional<Config> composed = configuration();
+  if (!composed) {
     // No banner without a configuration (PnMPI prints "No modules loaded." even then): a
     // site that preloads pnmpi for every job must not add a line to every job's output.
-    debug(1, "no configuration file ($PNMPI_CONF, ./.pnmpi-conf, ~/.pnmpi-conf): no modules, "
-             "every MPI call goes straight to MPI");
+    debug(1, "no configuration file ($PNMPI_CONF, ./.pnmpi-conf, ~/.pnmpi-conf, the site's): "
+             "no modules, every MPI call goes straight to MPI");
     publish(nullptr);
     number_handles();
     m_loaded = true;
     return;
   }
-  // With the banner, MPI_Init and MPI_Init_thread end in it, wrapped or not.
+  // With the banner, MPI_Init and MPI_Init_thread end in it, wrapped or not. A site stack
+  // alone prints nothing: the banner is for a user's own configuration.
+  const bool user_config = composed->path != composed->site_path;
   std::vector<unsigned> banner_ids;
-  for (const auto &[id, fn] : banner_routines(banner_wanted())) {
+  for (const auto &[id, fn] : banner_routines(user_config && banner_wanted())) {
     m_bottom[id] = fn;
     banner_ids.push_back(id);
   }
   SearchPathInputs search;
   search.lib_path = std::getenv("PNMPI_LIB_PATH");
   search.libdir = own_library_directory();
-  m_plan = plan_layers(*path, module_search_path(search), Core::routines());
+  bool any_site = false;
+  for (const ModuleSpec &m : composed->modules)
+    any_site |= m.site;
+  // With site modules, every layer's problem is collected: the user's first one still
+  // stops the job with the message it always had; the site's go through the policy.
+  std::vector<std::string> problems;
+  m_plan = plan_config(std::move(*composed), module_search_path(search), Core::routines(),
+                       any_site ? &problems : nullptr);
   const Config &config = m_plan.config;
-  debug(1, "configuration " + *path + ": " + std::to_string(config.modules.size()) +
-               " module line(s)");
+  m_disabled.assign(m_plan.layers.size(), false);
+  for (const PlannedLayer &planned : m_plan.layers)
+    if (planned.file == nullptr && !planned.spec->site && !planned.error.empty())
+      throw Error(planned.error);
+  for (std::size_t i = 0; i < m_plan.layers.size(); ++i)
+    if (m_plan.layers[i].file == nullptr) // a site layer: said once, however many lines
+      site_failure(static_cast<int>(i), m_plan.layers[i].error, true);
+  debug(1, "configuration " + config.path +
+               (config.site_path.empty() || config.site_path == config.path
+                    ? std::string()
+                    : " and site configuration " + config.site_path) +
+               ": " + std::to_string(config.modules.size()) + " module line(s)");
   if (debug_level() >= 2) {
     std::string dirs;
     for (const std::string &d : m_plan.search_path)
@@ -179,37 +205,142 @@ void Core::load() {
   CopyDirectory copies;
   std::vector<std::uintptr_t> bases;
   m_layers.reserve(m_plan.layers.size());
-  for (const PlannedLayer &planned : m_plan.layers) {
+  for (PlannedLayer &planned : m_plan.layers) {
     const int index = static_cast<int>(m_layers.size());
-    m_layers.push_back(
-        {planned.spec, load_module_copy(*planned.file, *planned.spec, config, copies, index)});
+    if (m_disabled[static_cast<std::size_t>(index)]) {
+      m_layers.push_back({planned.spec, {nullptr, nullptr, 0}});
+      bases.push_back(0);
+      continue;
+    }
+    try {
+      m_layers.push_back(
+          {planned.spec, load_module_copy(*planned.file, *planned.spec, config, copies, index)});
+    } catch (const std::exception &e) {
+      // A site layer that cannot be loaded, for any reason (memory included), is left out.
+      if (!planned.spec->site)
+        throw;
+      const auto *error = dynamic_cast<const Error *>(&e);
+      site_failure(index,
+                   error != nullptr
+                       ? std::string(e.what())
+                       : module_context(*planned.spec, config) + ": cannot be loaded: " + e.what(),
+                   true);
+      planned.file = nullptr; // unlinked: it wraps nothing
+      m_layers.push_back({planned.spec, {nullptr, nullptr, 0}});
+      bases.push_back(0);
+      continue;
+    }
     bases.push_back(m_layers.back().module.base);
     debug(2, "layer " + std::to_string(index) + ": module '" + planned.spec->name + "' from " +
                  planned.path + " (" + std::to_string(planned.file->image.wrappers.size()) +
-                 " wrappers, copy " + std::to_string(planned.file->loaded) + ")");
+                 " wrappers, copy " + std::to_string(planned.file->loaded) + ")" +
+                 (planned.spec->site ? " (site)" : ""));
   }
 
-  std::vector<LayerView> views = layer_views(m_plan, bases);
-  for (std::size_t i = 0; i < views.size(); ++i)
-    views[i].relro_writable = m_layers[i].module.mapped != nullptr;
   for (const Layer &layer : m_layers)
-    for (const ElfImage::Range &r : layer.module.file->image.code)
-      m_code.push_back({layer.module.base + r.begin, layer.module.base + r.end,
-                        static_cast<int>(&layer - m_layers.data())});
+    if (layer.module.file != nullptr)
+      for (const ElfImage::Range &r : layer.module.file->image.code)
+        m_code.push_back({layer.module.base + r.begin, layer.module.base + r.end,
+                          static_cast<int>(&layer - m_layers.data())});
   std::sort(m_code.begin(), m_code.end(),
             [](const CodeRange &a, const CodeRange &b) { return a.begin < b.begin; });
 
+  link_layers(bases, banner_ids, true);
+  number_handles();
+  m_loaded = true;
+  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(
+                      std::chrono::steady_clock::now() - start)
+                      .count();
+  debug(1, "loaded " + std::to_string(m_layers.size()) + " layer(s) from " +
+               std::to_string(m_plan.files.size()) + " file(s) in " + std::to_string(us) + " us");
+
+  bool unregistration = false;
+  for (const Layer &layer : m_layers)
+    unregistration |= layer.module.file != nullptr &&
+                      layer.module.file->image.pnmpi_syms.count("PNMPI_UnregistrationPoint") > 0;
+  if (unregistration)
+    std::atexit([] { Core::instance().unregister(); });
+
+  for (std::size_t i = 0; i < m_layers.size(); ++i) {
+    call_layer_hook(i, "pnmpi_module_loaded", true);
+    call_layer_hook(i, "PNMPI_RegistrationPoint", false);
+  }
+  // A site layer that failed in its load hooks (a bad argument, a resource it could not
+  // get) leaves the stacks before the application's first call: nothing has run through
+  // them yet but this MPI_Init, which has not reached its wrappers.
+  bool relink = false;
+  for (std::size_t i = 0; i < m_layers.size(); ++i)
+    if (m_disabled[i] && m_plan.layers[i].file != nullptr) {
+      m_plan.layers[i].file = nullptr;
+      relink = true;
+    }
+  if (relink)
+    link_layers(bases, banner_ids, false);
+  call_hook("PNMPI_Init");
+}
+
+std::optional<Config> Core::configuration() {
+  const std::optional<std::string> path = find_config_file(ConfigSearch::from_environment());
+  std::optional<Config> user;
+  if (path)
+    user = load_config_file(*path);
+  std::optional<Config> site;
+  std::string site_path;
+  try {
+    const std::optional<std::string> found = find_site_config(SiteSearch::from_environment());
+    if (found) {
+      site_path = *found;
+      site = load_config_file(*found, ConfigKind::Site);
+    }
+  } catch (const Error &e) {
+    site_warning(std::string(e.what()) + "; the job runs without the site's modules", true);
+    site.reset();
+  }
+  if (site) {
+    set_site_records(site->site.records);
+    const char *optout = std::getenv("PNMPI_SITE_DISABLE");
+    const bool opted_out = optout != nullptr && std::strcmp(optout, "1") == 0;
+    char exe[4096];
+    const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+    const std::string program = n > 0 ? std::string(exe, static_cast<std::size_t>(n)) : "";
+    if (!site_applies_to(site->site, program)) {
+      debug(1, "site configuration " + site_path + ": " + program +
+                   " is excluded ('exclude' rules): no site modules");
+      site.reset();
+    } else if (opted_out && site->site.optout) {
+      debug(1, "PNMPI_SITE_DISABLE=1: no site modules");
+      site.reset();
+    } else if (opted_out) {
+      site_warning("PNMPI_SITE_DISABLE=1 is ignored: the site configuration " +
+                       where(site_path, site->site.optout_line) +
+                       " does not allow turning its modules off ('optout deny')",
+                   true);
+    }
+  }
+  if (!site)
+    return user;
+  Config empty;
+  return compose_configs(user ? std::move(*user) : std::move(empty), std::move(*site));
+}
+
+void Core::link_layers(const std::vector<std::uintptr_t> &bases,
+                       const std::vector<unsigned> &always, bool relro_writable) {
+  const Config &config = m_plan.config;
+  std::vector<LayerView> views = layer_views(m_plan, bases);
+  for (std::size_t i = 0; i < views.size(); ++i)
+    views[i].relro_writable = relro_writable && m_layers[i].module.mapped != nullptr;
   m_stacks = build_link_stacks(views, PNMPI_NUM_ROUTINES, static_cast<int>(config.stacks.size()),
                                m_bottom);
   std::vector<std::uintptr_t> top(PNMPI_NUM_ROUTINES);
   for (unsigned id = 0; id < PNMPI_NUM_ROUTINES; ++id)
     top[id] = reinterpret_cast<std::uintptr_t>(pnmpi_nested_table[id]);
   bind_call_sites(views, m_stacks.heads.size(), m_bottom, to_bottom_routines(), top);
-  for (const Layer &layer : m_layers)
-    if (layer.module.mapped != nullptr)
-      protect_copy(*layer.module.mapped, layer.module.base);
+  if (relro_writable)
+    for (const Layer &layer : m_layers)
+      if (layer.module.mapped != nullptr)
+        protect_copy(*layer.module.mapped, layer.module.base);
 
-  publish(&m_stacks, banner_ids);
+  publish(&m_stacks, always);
   if (debug_level() >= 3) {
     for (unsigned id = 0; id < PNMPI_NUM_ROUTINES; ++id) {
       if (m_stacks.chain(0, id).empty())
@@ -227,26 +358,20 @@ void Core::load() {
     for (const LinkStacks::Entry &e : m_stacks.chain(s, PNMPI_ID_MPI_Pcontrol))
       if (pcontrol_receives(e.layer))
         m_pcontrol_receivers[s].push_back(e.address);
+}
 
-  number_handles();
-  m_loaded = true;
-  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(
-                      std::chrono::steady_clock::now() - start)
-                      .count();
-  debug(1, "loaded " + std::to_string(m_layers.size()) + " layer(s) from " +
-               std::to_string(m_plan.files.size()) + " file(s) in " + std::to_string(us) + " us");
+bool Core::is_site(int layer) const {
+  return layer >= 0 && layer < static_cast<int>(m_layers.size()) &&
+         m_layers[static_cast<std::size_t>(layer)].spec->site;
+}
 
-  bool unregistration = false;
-  for (const Layer &layer : m_layers)
-    unregistration |= layer.module.file->image.pnmpi_syms.count("PNMPI_UnregistrationPoint") > 0;
-  if (unregistration)
-    std::atexit([] { Core::instance().unregister(); });
-
-  for (std::size_t i = 0; i < m_layers.size(); ++i) {
-    call_layer_hook(i, "pnmpi_module_loaded", true);
-    call_layer_hook(i, "PNMPI_RegistrationPoint", false);
-  }
-  call_hook("PNMPI_Init");
+void Core::site_failure(int layer, const std::string &message, bool job_wide) {
+  const auto i = static_cast<std::size_t>(layer);
+  if (m_disabled[i])
+    return;
+  m_disabled[i] = true;
+  site_warning(message + " [a module of the site configuration: it is disabled, the job goes on]",
+               job_wide);
 }
 
 void Core::number_handles() {
@@ -279,6 +404,8 @@ bool Core::pcontrol_receives(int layer) const {
 
 bool Core::call_layer_hook(std::size_t index, const char *name, bool with_handle) {
   const Layer &layer = m_layers[index];
+  if (m_disabled[index] || layer.module.file == nullptr)
+    return false;
   const auto &syms = layer.module.file->image.pnmpi_syms;
   auto it = syms.find(name);
   if (it == syms.end())
@@ -304,7 +431,7 @@ void Core::call_hook(const char *name, bool with_handle) {
 
 bool Core::call_next_hook(const char *name, int stack, int after) {
   for (std::size_t i = static_cast<std::size_t>(after + 1); i < m_layers.size(); ++i) {
-    if (m_layers[i].spec->stack != stack)
+    if (m_layers[i].spec->stack != stack || m_disabled[i] || m_layers[i].module.file == nullptr)
       continue;
     // Any exported name, not only PNMPI_ ones: PnMPI's hooks are arbitrary functions. dlsym
     // also searches the module's dependencies; only the module's own definition counts.

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,10 +45,25 @@ public:
   static const RoutineIndex &routines();
 
   bool loaded() const { return m_loaded; }
+  /// Whether load() is still running (its hooks included): a failure then is every rank's.
+  bool loading() const { return m_loading; }
   const Config &config() const { return m_plan.config; }
   const std::vector<Layer> &layers() const { return m_layers; }
   const LinkStacks &stacks() const { return m_stacks; }
   const std::vector<std::uintptr_t> &bottom() const { return m_bottom; }
+
+  /// Whether layer `layer` was added by the site configuration (docs/site.md).
+  bool is_site(int layer) const;
+  /// Whether the site policy has disabled layer `layer`.
+  bool disabled(int layer) const { return m_disabled[static_cast<std::size_t>(layer)]; }
+
+  /// The site failure policy, the one place it is applied: site layer `layer` cannot go on
+  /// because of `message` (complete, `FILE:LINE: module 'M'...`). The first failure of a
+  /// layer is said once (site_warning: stderr and the record directory) and disables it:
+  /// at load it is unlinked from the link stacks and gets no more hooks; later its module
+  /// must stop its work itself (pnmpi_site_failure's contract). `job_wide`: every rank meets
+  /// the same failure, so it is said on rank 0 only.
+  void site_failure(int layer, const std::string &message, bool job_wide);
 
   /// The layer whose hook is running, or -1 (hooks are called one at a time).
   int hook_layer() const { return m_hook_layer; }
@@ -81,6 +97,15 @@ public:
   int stack_of(int handle) const;
 
 private:
+  /// Builds the link stacks from the enabled layers, binds every layer's call sites and
+  /// publishes the default stack. `relro_writable`: the mapped copies' RELRO is still open
+  /// (the first time).
+  void link_layers(const std::vector<std::uintptr_t> &bases, const std::vector<unsigned> &always,
+                   bool relro_writable);
+  /// The configuration to load: the user's, the site's, both composed, or none; site
+  /// problems are said and leave the site out. Throws pnmpi::Error for the user's.
+  std::optional<Config> configuration();
+
   /// Computes the handles above from the config (at load).
   void number_handles();
 
@@ -91,6 +116,7 @@ private:
   bool call_layer_hook(std::size_t index, const char *name, bool with_handle);
 
   bool m_loaded = false;
+  bool m_loading = false;
   LayerPlan m_plan;
   std::vector<Layer> m_layers;
   LinkStacks m_stacks;
@@ -101,6 +127,7 @@ private:
   };
   std::vector<CodeRange> m_code; ///< sorted by begin
   int m_hook_layer = -1;
+  std::vector<bool> m_disabled; ///< per layer: disabled by the site policy
   std::vector<std::vector<std::uintptr_t>> m_pcontrol_receivers;
   std::vector<int> m_layer_handles;
   std::vector<int> m_stack_handles{0};

@@ -13,9 +13,14 @@ namespace pnmpi {
 
 LayerPlan plan_layers(const std::string &config_path, std::vector<std::string> search_path,
                       const RoutineIndex &routines, std::vector<std::string> *errors) {
+  return plan_config(load_config_file(config_path), std::move(search_path), routines, errors);
+}
+
+LayerPlan plan_config(Config config, std::vector<std::string> search_path,
+                      const RoutineIndex &routines, std::vector<std::string> *errors) {
   LayerPlan plan;
-  plan.config_path = config_path;
-  plan.config = load_config_file(config_path);
+  plan.config_path = config.path;
+  plan.config = std::move(config);
   plan.search_path = std::move(search_path);
   plan.layers.reserve(plan.config.modules.size());
   std::map<std::string, ModuleFile *> by_path; // a file that failed maps to null
@@ -44,6 +49,8 @@ LayerPlan plan_layers(const std::string &config_path, std::vector<std::string> s
       if (errors == nullptr)
         throw;
       errors->push_back(e.what());
+      layer.error = e.what();
+      layer.file = nullptr;
     }
     plan.layers.push_back(std::move(layer));
   }

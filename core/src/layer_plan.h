@@ -21,8 +21,9 @@ namespace pnmpi {
 /// One `module` line, resolved to its file.
 struct PlannedLayer {
   const ModuleSpec *spec;
-  std::string path; ///< the file found for it; "" when it could not be resolved
-  ModuleFile *file; ///< read and checked; null only when errors are collected
+  std::string path;       ///< the file found for it; "" when it could not be resolved
+  ModuleFile *file;       ///< read and checked; null only when errors are collected
+  std::string error = ""; ///< why it has no file, when errors are collected
 };
 
 /// A configuration turned into layers, in config order. Owns the config and the files that
@@ -41,6 +42,10 @@ struct LayerPlan {
 /// parses is planned to the end, every problem with a module is appended there and that
 /// layer keeps its number with a null file.
 LayerPlan plan_layers(const std::string &config_path, std::vector<std::string> search_path,
+                      const RoutineIndex &routines, std::vector<std::string> *errors = nullptr);
+
+/// As plan_layers(), for a configuration already read (a user's composed with the site's).
+LayerPlan plan_config(Config config, std::vector<std::string> search_path,
                       const RoutineIndex &routines, std::vector<std::string> *errors = nullptr);
 
 /// The layers as the link stacks see them, loaded at `bases` (one per layer; all zero to

@@ -28,7 +28,7 @@
 namespace pnmpi {
 
 std::string module_context(const ModuleSpec &module, const Config &config) {
-  return where(shown(config.path), module.line, shown(module.name));
+  return where(shown(source_of(module, config)), module.line, shown(module.name));
 }
 
 namespace {
@@ -83,9 +83,9 @@ void check_declared_arguments(const ElfImage &image, const ModuleSpec &module,
     std::string accepted;
     for (const std::string &k : keys)
       accepted += (accepted.empty() ? "" : ", ") + k;
-    throw Error(where(shown(config.path), a.line, shown(module.name)) + " takes no argument '" +
-                shown(a.key) + "' (it takes " + (keys.empty() ? std::string("none") : accepted) +
-                "); check the spelling");
+    throw Error(where(shown(source_of(module, config)), a.line, shown(module.name)) +
+                " takes no argument '" + shown(a.key) + "' (it takes " +
+                (keys.empty() ? std::string("none") : accepted) + "); check the spelling");
   }
 }
 

@@ -7,6 +7,8 @@
 
 #include <pnmpi/pnmpi.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <dlfcn.h>
@@ -20,7 +22,10 @@
 #include "arguments.h"
 #include "compat.h"
 #include "core.h"
+#include "error.h"
 #include "log.h"
+#include "module_loader.h"
+#include "site.h"
 #include "values.h"
 
 using pnmpi::Core;
@@ -93,6 +98,10 @@ struct Registry {
       return;
     module_names.clear();
     for (const pnmpi::Layer &layer : layers) {
+      if (layer.module.file == nullptr) { // a site layer that never loaded
+        module_names.emplace_back(layer.spec->name);
+        continue;
+      }
       const auto &syms = layer.module.file->image.pnmpi_syms;
       auto it = syms.find("PNMPI_ModuleName");
       const char *own = nullptr;
@@ -134,6 +143,16 @@ template <typename Body> PNMPI_status_t guarded(Body &&body) noexcept {
   }
 }
 
+/// A problem with an argument of `layer`: the user's module's is printed as an error (the
+/// module then stops the job); a site module's goes through the site policy (docs/site.md).
+void report_argument(int layer, const std::string &message) {
+  Core &core = Core::instance();
+  if (core.is_site(layer))
+    core.site_failure(layer, message, true);
+  else
+    pnmpi::print_error(message);
+}
+
 /// Finds argument `name` of layer `module` for the typed readers: PNMPI_SUCCESS with *arg
 /// set, else the status to return (a missing required argument is reported here, once).
 PNMPI_status_t typed_argument(PNMPI_modHandle_t module, const char *name, int flags,
@@ -149,7 +168,7 @@ PNMPI_status_t typed_argument(PNMPI_modHandle_t module, const char *name, int fl
   if (*arg != nullptr)
     return PNMPI_SUCCESS;
   if (flags & PNMPI_ARG_REQUIRED)
-    pnmpi::print_error(pnmpi::missing_argument_message(core.config(), spec, name));
+    report_argument(layer, pnmpi::missing_argument_message(core.config(), spec, name));
   return PNMPI_NOARG;
 }
 
@@ -157,9 +176,10 @@ PNMPI_status_t typed_argument(PNMPI_modHandle_t module, const char *name, int fl
 PNMPI_status_t malformed(PNMPI_modHandle_t module, const pnmpi::Argument &arg,
                          const std::string &problem) {
   const Core &core = Core::instance();
-  pnmpi::print_error(pnmpi::argument_message(
-      core.config(), *core.layers()[static_cast<std::size_t>(layer_of(module))].spec, arg,
-      problem));
+  const int layer = layer_of(module);
+  report_argument(layer, pnmpi::argument_message(
+                             core.config(), *core.layers()[static_cast<std::size_t>(layer)].spec,
+                             arg, problem));
   return PNMPI_BADARG;
 }
 
@@ -557,6 +577,64 @@ const char *PNMPI_Service_StatusString(PNMPI_status_t status) {
 
 const char *PNMPI_Service_strerror(PNMPI_status_t status) {
   return PNMPI_Service_StatusString(status);
+}
+
+int pnmpi_module_is_site(PNMPI_modHandle_t module) {
+  const int layer = layer_of(module);
+  if (layer < 0)
+    return -1;
+  return Core::instance().is_site(layer) ? 1 : 0;
+}
+
+PNMPI_status_t pnmpi_site_failure(PNMPI_modHandle_t module, const char *message) {
+  return guarded([&] {
+    const int layer = layer_of(module);
+    if (layer < 0)
+      return PNMPI_NOMODULE;
+    Core &core = Core::instance();
+    if (!core.is_site(layer))
+      return PNMPI_FAILURE;
+    if (message != nullptr) {
+      const pnmpi::ModuleSpec &spec = *core.layers()[static_cast<std::size_t>(layer)].spec;
+      core.site_failure(layer, pnmpi::module_context(spec, core.config()) + ": " + message,
+                        core.loading());
+    } else if (!core.disabled(layer)) {
+      const pnmpi::ModuleSpec &spec = *core.layers()[static_cast<std::size_t>(layer)].spec;
+      core.site_failure(layer, pnmpi::module_context(spec, core.config()) + ": failed",
+                        core.loading());
+    }
+    return PNMPI_SUCCESS;
+  });
+}
+
+const char *pnmpi_site_records(void) {
+  const std::string &dir = pnmpi::site_records();
+  return dir.empty() ? nullptr : dir.c_str();
+}
+
+int pnmpi_site_record_create(const char *suffix, char *path, size_t size) {
+  try {
+    const std::string &dir = pnmpi::site_records();
+    if (dir.empty() || suffix == nullptr) {
+      errno = ENOENT;
+      return -1;
+    }
+    std::string made;
+    const int fd = pnmpi::create_record_file(dir, suffix, &made);
+    if (path != nullptr && size > 0) {
+      const std::size_t n = std::min(made.size(), size - 1);
+      std::memcpy(path, made.data(), n);
+      path[n] = '\0';
+    }
+    return fd;
+  } catch (const pnmpi::Error &) {
+    if (errno == 0)
+      errno = EIO;
+    return -1;
+  } catch (...) {
+    errno = ENOMEM;
+    return -1;
+  }
 }
 
 int pnmpi_module_count(void) {

@@ -13,7 +13,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
+#include <sys/stat.h>
 #include <unistd.h>
 
 PNMPI_MODULE_ARGUMENTS("output parts split");
@@ -27,6 +29,8 @@ namespace pnmpi::profile {
 Region *g_region = nullptr;
 SplitRegion *g_split = nullptr;
 std::string g_output = ".";
+bool g_site = false;
+PNMPI_modHandle_t g_self = PNMPI_MODHANDLE_NULL;
 uint64_t g_begin_tick = 0, g_begin_mono = 0;
 std::atomic<bool> g_warned_lost{false};
 
@@ -105,6 +109,27 @@ void fill_type_table() {
 }
 
 } // namespace
+
+std::string record_path(const char *job) {
+  if (!g_site)
+    return g_output + "/pnmpi-" + job + ".record.npz";
+  char path[4096];
+  const int fd = pnmpi_site_record_create("record.npz", path, sizeof path);
+  if (fd < 0) {
+    report_failure(std::string("cannot create the job record in ") + pnmpi_site_records() + ": " +
+                   std::strerror(errno));
+    return "";
+  }
+  close(fd); // the name is ours; the record replaces it whole (write_record renames)
+  return path;
+}
+
+void report_failure(const std::string &message) {
+  if (g_site && pnmpi_site_failure(g_self, message.c_str()) == PNMPI_SUCCESS)
+    return;
+  std::fprintf(stderr, "pnmpi: profile: %s\n", message.c_str());
+}
+
 } // namespace pnmpi::profile
 
 using namespace pnmpi::profile;
@@ -201,33 +226,61 @@ void profile_abort(int code) {
 }
 
 PNMPI_EXPORT void pnmpi_module_loaded(PNMPI_modHandle_t self) {
+  g_self = self;
+  // Listed by the site with a record directory: the record and the part files go to the
+  // site's day directory, never into the job's working directory, and every failure goes
+  // through the site policy (docs/site.md).
+  g_site = pnmpi_module_is_site(self) == 1 && pnmpi_site_records() != nullptr;
   const char *output = ".";
-  if (pnmpi_argument_string(self, "output", PNMPI_ARG_NONEMPTY, &output) == PNMPI_BADARG)
+  if (pnmpi_argument_string(self, "output", PNMPI_ARG_NONEMPTY, &output) == PNMPI_BADARG) {
+    if (pnmpi_site_failure(self, nullptr) == PNMPI_SUCCESS)
+      return;
     _exit(1);
+  }
   const char *parts = output;
-  if (pnmpi_argument_string(self, "parts", PNMPI_ARG_NONEMPTY, &parts) == PNMPI_BADARG)
+  if (pnmpi_argument_string(self, "parts", PNMPI_ARG_NONEMPTY, &parts) == PNMPI_BADARG) {
+    if (pnmpi_site_failure(self, nullptr) == PNMPI_SUCCESS)
+      return;
     _exit(1);
+  }
+  std::string day;
+  if (g_site) {
+    const std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    day = std::string(pnmpi_site_records()) + "/" + std::to_string(utc.tm_year + 1900) + "/" +
+          std::to_string(utc.tm_mon + 1) + "/" + std::to_string(utc.tm_mday);
+    output = parts = day.c_str();
+  }
   g_output = output;
-  if (mkdir_one(output) != 0 || pnmpi_part_configure(parts) != 0) {
-    std::fprintf(stderr, "pnmpi: profile: cannot use the output directory %s: %s\n", output,
-                 std::strerror(errno));
+  if ((!g_site && mkdir_one(output) != 0) || pnmpi_part_configure(parts) != 0) {
+    report_failure(std::string("cannot use the output directory ") + output + ": " +
+                   std::strerror(errno));
     return;
   }
   int split = 0;
-  if (pnmpi_argument_bool(self, "split", PNMPI_ARG_OPTIONAL, &split) == PNMPI_BADARG)
+  if (pnmpi_argument_bool(self, "split", PNMPI_ARG_OPTIONAL, &split) == PNMPI_BADARG) {
+    if (pnmpi_site_failure(self, nullptr) == PNMPI_SUCCESS)
+      return;
     _exit(1);
+  }
+  // A site's records are for the admins: the part files too (owner and group only).
+  const mode_t mask = g_site ? umask(027) : 0;
   g_region = open_region();
+  int err = errno;
   if (g_region != nullptr && split) {
     g_split = open_split_region();
+    err = errno;
     if (g_split == nullptr)
-      std::fprintf(stderr, "pnmpi: profile: cannot make the split's region in %s: %s\n", parts,
-                   std::strerror(errno));
+      report_failure(std::string("cannot make the split's region in ") + parts + ": " +
+                     std::strerror(err));
     profile_split_on = g_split != nullptr;
   }
+  if (g_site)
+    umask(mask);
   if (g_region == nullptr)
-    std::fprintf(stderr,
-                 "pnmpi: profile: cannot make the part file in %s: %s (nothing is profiled)\n",
-                 parts, std::strerror(errno));
+    report_failure(std::string("cannot make the part file in ") + parts + ": " +
+                   std::strerror(err) + " (nothing is profiled)");
 }
 
 } // extern "C"

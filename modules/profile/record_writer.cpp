@@ -544,12 +544,15 @@ void write_job_record() {
       complete = lens[r] >= static_cast<int>(sizeof(RankHead));
     char job[160];
     pnmpi_file_name(h != nullptr ? h->job_id : pnmpi_job_id(), job, sizeof job);
-    const std::string path = g_output + "/pnmpi-" + job + ".record.npz";
-    const int rc = complete ? write_record(all, offsets, size, path) : ENOENT;
-    if (rc != 0)
-      std::fprintf(stderr, "pnmpi: profile: cannot write the job record %s: %s%s\n", path.c_str(),
-                   std::strerror(rc),
-                   complete ? "" : " (a rank has no part file); the part files stay");
+    const std::string path = record_path(job);
+    // A site's record is read by its owner and the admins' group only (docs/site.md).
+    const mode_t mask = g_site ? umask(027) : 0;
+    const int rc = path.empty() ? -1 : complete ? write_record(all, offsets, size, path) : ENOENT;
+    if (g_site)
+      umask(mask);
+    if (rc > 0)
+      report_failure("cannot write the job record " + path + ": " + std::strerror(rc) +
+                     (complete ? "" : " (a rank has no part file); the part files stay"));
     ok = rc == 0;
   }
   PMPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);

@@ -86,6 +86,16 @@ struct Traffic {
 extern Region *g_region;
 extern SplitRegion *g_split;
 extern std::string g_output;
+/// The site policy (docs/site.md): this layer was added by the site configuration and its
+/// record goes to the site's record directory; g_self is its handle.
+extern bool g_site;
+extern PNMPI_modHandle_t g_self;
+/// Where rank 0 writes the job record: OUTPUT/pnmpi-JOB.record.npz, or a new file in the
+/// site's record directory (pnmpi_site_record_create). "" when none can be made (said).
+std::string record_path(const char *job);
+/// A failure to write: the user's profile prints it; a site profile goes through the site
+/// policy (one warning, a note for the admin, the job unchanged).
+void report_failure(const std::string &message);
 
 /// Reserves and fills the region (names, sizes); nullptr with errno on failure.
 Region *open_region();

@@ -368,6 +368,49 @@ PNMPI_EXPORT const char *PNMPI_Service_StatusString(PNMPI_status_t status);
 /** PnMPI's name for PNMPI_Service_StatusString. */
 PNMPI_EXPORT const char *PNMPI_Service_strerror(PNMPI_status_t status);
 
+/* The site policy (docs/site.md). A site's configuration (PNMPI_SITE_CONF, else
+ * PREFIX/etc/pnmpi/site.conf) adds modules to every job; such a module must never harm the
+ * job. The user's own modules keep "nothing silent: stop the job". A module that may be
+ * listed by a site routes its failures through pnmpi_site_failure():
+ * @code
+ *   if (pnmpi_argument_long(self, "period", PNMPI_ARG_OPTIONAL, 1, 3600, &period) ==
+ *       PNMPI_BADARG) {
+ *     if (pnmpi_site_failure(self, NULL) == PNMPI_SUCCESS)
+ *       return;   // a site module: disabled, the job goes on
+ *     _exit(1);   // the user's: stop
+ *   }
+ *   ...
+ *   if (write_failed && pnmpi_site_failure(self, "cannot write the record: disk full") != 0)
+ *     fail_the_job_as_usual();
+ * @endcode */
+
+/** 1 when layer `module` was added by the site configuration, 0 when it is the user's, -1
+ * for a bad handle. */
+PNMPI_EXPORT int pnmpi_module_is_site(PNMPI_modHandle_t module);
+
+/** Reports that layer `module` cannot go on, because of `message` (what failed and why; the
+ * core prefixes the module's FILE:LINE: module 'NAME'). For a site module: the first
+ * failure of the layer is printed once as `pnmpi: warning: ...` (on rank 0 for a failure
+ * every rank meets at load, else on the rank that fails) and noted in the site's record
+ * directory; the layer is disabled (unlinked from the link stacks when this happens while
+ * it is loaded, in pnmpi_module_loaded or PNMPI_RegistrationPoint; afterwards its hooks are
+ * no longer called and the module must only forward its calls); returns PNMPI_SUCCESS and
+ * the job goes on with its exit status and output unchanged. `message` NULL: the core has
+ * already said why (a typed argument reader returned PNMPI_BADARG or PNMPI_NOARG, which
+ * for a site module goes through this policy already). For the user's module: prints
+ * nothing and returns PNMPI_FAILURE: the module stops the job as it always does.
+ * PNMPI_NOMODULE for a bad handle. */
+PNMPI_EXPORT PNMPI_status_t pnmpi_site_failure(PNMPI_modHandle_t module, const char *message);
+
+/** The site's record directory (`records LOGDIR` in the site configuration), or NULL. */
+PNMPI_EXPORT const char *pnmpi_site_records(void);
+
+/** Creates a new job record in LOGDIR/YYYY/M/D/ (today, UTC), named
+ * USER_EXE_idJOB_M-D-SECONDS-UNIQUE.SUFFIX, exclusively (O_EXCL|O_NOFOLLOW), mode 0640;
+ * writes its path into `path` (`size` bytes, truncated) and returns the open descriptor,
+ * or -1 with errno set (no record directory: ENOENT). */
+PNMPI_EXPORT int pnmpi_site_record_create(const char *suffix, char *path, size_t size);
+
 /** The number of layers loaded (0 before MPI_Init). Without `stack` lines, their handles
  * are 0 to this minus one (see PNMPI_modHandle_t). */
 PNMPI_EXPORT int pnmpi_module_count(void);

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -680,6 +681,69 @@ TEST(Mpich, OpenMpiToolIsRefusedWithTheSymbolItLacks) {
             static_cast<std::size_t>(kRanks))
       << describe(r);
   EXPECT_EQ(r.out.find("app: "), std::string::npos) << r.out;
+}
+
+// ---- A site stack below the user's own tools (docs/site.md) -------------------------------
+
+TEST(Site, MonitorAndProfileBelowTheUsersToolsLeaveEveryOutputExact) {
+  // The user's stack: minprof and (Open MPI) libompitrace.so. The site's, appended below it
+  // by the core: the monitor and the profile, whose record goes to the site's directory.
+  const bool ompitrace = kOpenMpi && !std::string(PNMPI_TOOLS_OMPITRACE).empty();
+  const std::string user = module("minprof") + (ompitrace ? module("ompitrace") : "");
+  const std::string logdir = std::string(PNMPI_TEST_SCRATCH_DIR) + "/" + test_name() + ".logs";
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  ::gmtime_r(&now, &utc);
+  const std::filesystem::path day = std::filesystem::path(logdir) /
+                                    std::to_string(utc.tm_year + 1900) /
+                                    std::to_string(utc.tm_mon + 1) / std::to_string(utc.tm_mday);
+  std::filesystem::remove_all(logdir);
+  std::filesystem::create_directories(day);
+  const std::string mon = std::string(PNMPI_TEST_SCRATCH_DIR) + "/" + test_name() + ".mon";
+  const std::string site =
+      "records " + logdir + "\n" +
+      module("monitor", "argument output " + mon + "\nargument files none\nargument top 0\n") +
+      module("profile");
+  const RunResult alone = run_stack(user);
+  const RunResult both = run_stack(
+      user, false, {{"PNMPI_SITE_CONF", write_temp_file(test_name() + ".site.conf", site)}});
+  ASSERT_EQ(alone.exit_code, 0) << describe(alone);
+  ASSERT_EQ(both.exit_code, 0) << describe(both);
+  // The application's results and the user's tools: as without the site.
+  expect_results_unchanged(both);
+  EXPECT_EQ(both.out, alone.out);
+  EXPECT_EQ(report_of(both), expected_report("MPI_Init"));
+  EXPECT_EQ(report_of(both), report_of(alone));
+  if (ompitrace) // each traced call once, in the application's order (minprof prints none)
+    expect_sequences(both, {kMinprof, kOmpitrace});
+  // Every line of the user's tools, and only the site monitor's summary besides.
+  std::size_t monitor_lines = 0;
+  for (const std::string &line : split_lines(both.err))
+    monitor_lines += line.rfind("pnmpi monitor: ", 0) == 0;
+  EXPECT_EQ(monitor_lines, 4u) << both.err;
+  EXPECT_EQ(split_lines(both.err).size(), split_lines(alone.err).size() + monitor_lines);
+  // The site's monitor, below both tools: the application's traffic exactly, and minprof's
+  // report as the tools' (libompitrace.so sends nothing of its own).
+  const std::uint64_t n = kRanks, it = kIterations, peers = n - 1;
+  const std::string app =
+      monitor_totals(2 * n * it + it, 12 * n * it + 16 * it, n * peers * (it + 4) + 2 * peers,
+                     8 * n * peers * it + 68 * peers + 8 * n * peers);
+  const std::string tools = monitor_totals(peers, 176 * peers, peers, 176 * peers);
+  EXPECT_EQ(
+      count_exact(both.err, "pnmpi monitor: " + std::to_string(n) + " ranks; application: " + app),
+      1u)
+      << both.err;
+  EXPECT_EQ(count_exact(both.err, "pnmpi monitor: modules above the monitor: " + tools), 1u)
+      << both.err;
+  // The site's profile: one record, the admins' to read, none in the job's directory.
+  std::vector<std::filesystem::path> records;
+  for (const auto &e : std::filesystem::directory_iterator(day))
+    records.push_back(e.path());
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].string().substr(records[0].string().size() - 11), ".record.npz");
+  EXPECT_EQ(std::filesystem::status(records[0]).permissions(),
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write |
+                std::filesystem::perms::group_read);
 }
 
 } // namespace

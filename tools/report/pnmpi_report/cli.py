@@ -11,7 +11,7 @@ import traceback
 
 from .errors import ReportError
 
-SUBCOMMANDS = ["summary", "heatmap", "html", "diff", "reorder", "timeline", "check"]
+SUBCOMMANDS = ["summary", "heatmap", "html", "diff", "reorder", "timeline", "check", "site"]
 
 
 def build_parser():

@@ -22,6 +22,7 @@ import zipfile
 
 import numpy as np
 
+from . import npy
 from .errors import ReportError
 
 FORMAT = "pnmpi-record"
@@ -232,7 +233,7 @@ def _decode(rec, stored, path):
 def _array(z, name, path, dtype):
     try:
         with z.open(name + ".npy") as f:
-            a = np.lib.format.read_array(io.BytesIO(f.read()), allow_pickle=False)
+            a = npy.read_array(f.read())
     except (zipfile.BadZipFile, ValueError, OSError, EOFError) as e:
         raise ReportError("damaged record: array %s cannot be read (%s)" % (name, e), path)
     except Exception as e:  # zlib.error and friends from a corrupt member
