@@ -10,6 +10,7 @@ import sys
 import traceback
 
 from .errors import ReportError
+from .text import printable
 
 SUBCOMMANDS = ["summary", "heatmap", "html", "diff", "reorder", "timeline", "check"]
 
@@ -34,7 +35,7 @@ def main(argv):
         args = build_parser().parse_args(argv)
         return args._run(args)
     except ReportError as e:
-        sys.stderr.write("pnmpi-report: %s\n" % e)
+        sys.stderr.write("pnmpi-report: %s\n" % printable(e))
         return 2
     except KeyboardInterrupt:
         sys.stderr.write("pnmpi-report: interrupted\n")
@@ -51,5 +52,5 @@ def main(argv):
             traceback.print_exc()
         sys.stderr.write("pnmpi-report: internal error: %s: %s (please report it with the "
                          "command line; PNMPI_REPORT_DEBUG=1 prints where)\n"
-                         % (type(e).__name__, e))
+                         % (type(e).__name__, printable(e)))
         return 3

@@ -8,6 +8,7 @@ import numpy as np
 
 from . import inputs, placement
 from .model import Sparse, human_bytes
+from .text import printable
 
 HELP = "compare two runs: totals per category, the pairs that changed most, node traffic"
 
@@ -61,8 +62,8 @@ def run(args):
     if args.json:
         print(json.dumps(d, indent=1))
         return 0
-    print("A: %s (%d ranks)\nB: %s (%d ranks)" % (a.source, a.world_size, b.source,
-                                                b.world_size))
+    print("A: %s (%d ranks)\nB: %s (%d ranks)" % (printable(a.source), a.world_size,
+                                                printable(b.source), b.world_size))
     print("\n%-18s %14s %14s %14s %16s %16s %16s" % ("category", "A messages", "B messages",
                                                      "change", "A bytes", "B bytes", "change"))
     for c in d["categories"]:
@@ -74,14 +75,14 @@ def run(args):
                 return "-"
             return "%+d" % (y - x) + (" (%+.1f%%)" % (100.0 * (y - x) / x) if x else "")
         print("%-18s %14s %14s %14s %16s %16s %16s" % (
-            c["name"], cell(c["a_messages"]), cell(c["b_messages"]),
+            printable(c["name"]), cell(c["a_messages"]), cell(c["b_messages"]),
             delta(c["a_messages"], c["b_messages"]), cell(c["a_bytes"]), cell(c["b_bytes"]),
             delta(c["a_bytes"], c["b_bytes"])))
     if a.world_size != b.world_size:
         print("\nPairs: not compared (%d ranks against %d)" % (a.world_size, b.world_size))
     else:
         print("\nPairs (%s bytes) that changed most: %d pairs changed"
-              % (args.category, d["changed_pairs"]))
+              % (printable(args.category), d["changed_pairs"]))
         if not d["pairs"]:
             print("none: the matrices are equal")
         for p in d["pairs"]:
@@ -91,6 +92,6 @@ def run(args):
     if d["nodes"]:
         nd = d["nodes"]
         print("\nBytes between nodes (%s): A %d on %d hosts, B %d on %d hosts (%+d)" % (
-            args.category, nd["a_between"], nd["a_hosts"], nd["b_between"], nd["b_hosts"],
+            printable(args.category), nd["a_between"], nd["a_hosts"], nd["b_between"], nd["b_hosts"],
             nd["b_between"] - nd["a_between"]))
     return 0

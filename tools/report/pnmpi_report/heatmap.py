@@ -15,6 +15,7 @@ import numpy as np
 from . import inputs, placement
 from .errors import ReportError
 from .output import write_atomic
+from .text import printable
 
 HELP = "draw a category's matrix (log colour scale, node boundaries) as PNG or SVG"
 
@@ -73,7 +74,7 @@ def run(args):
     placement.apply_assumed_hosts(r, args)
     data, info = render(r, args.category, args.metric, size, args.max_cells, args.by_node, fmt)
     write_atomic(out, data)
-    print("pnmpi-report: wrote %s (%s)" % (out, info))
+    print("pnmpi-report: wrote %s (%s)" % (printable(out), printable(info)))
     return 0
 
 

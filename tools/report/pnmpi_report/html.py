@@ -13,6 +13,7 @@ from . import analysis, charts, heatmap, inputs, placement
 from .errors import ReportError
 from .model import human_bytes
 from .output import write_atomic
+from .text import printable
 
 HELP = "write one self-contained HTML page: heatmaps, node matrix, tables, histograms"
 
@@ -45,7 +46,7 @@ def run(args):
     placement.apply_assumed_hosts(r, args)
     page = render(r, max(0, args.top), args.max_cells)
     write_atomic(args.output, page)
-    print("pnmpi-report: wrote %s (%d KiB)" % (args.output, len(page.encode()) // 1024))
+    print("pnmpi-report: wrote %s (%d KiB)" % (printable(args.output), len(page.encode()) // 1024))
     return 0
 
 

@@ -8,6 +8,7 @@ import re
 import numpy as np
 
 from .errors import ReportError
+from .text import check_host_name
 
 _NODES = re.compile(r"\A(\d+)x(\d+)\Z")
 _OMPI_LINE = re.compile(r"\A(\S+)((?:\s+\S+=\S+)*)\Z")
@@ -87,6 +88,7 @@ def read_hostfile(path):
                                       "understood)" % k, path, ln)
         if n < 1:
             raise ReportError("a host with no slots", path, ln)
+        check_host_name(host, path, ln, "is not one mpirun takes")
         if host in names:
             slots[names.index(host)] += n
         else:

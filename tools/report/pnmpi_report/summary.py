@@ -6,6 +6,7 @@ import json
 
 from . import analysis, inputs, placement
 from .model import human_bytes
+from .text import printable
 
 HELP = ("totals per category, application vs tool traffic, top talkers, traffic inside and "
         "between nodes, load imbalance, message sizes")
@@ -32,6 +33,7 @@ def run(args):
 
 
 def _table(header, rows):
+    rows = [[printable(x) for x in row] for row in rows]
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
     out = []
     for row in [header] + rows:
@@ -41,9 +43,10 @@ def _table(header, rows):
 
 
 def render_text(s):
-    t = "%s: %s, %d ranks\n" % (s["source"], s["format"], s["world_size"])
+    t = "%s: %s, %d ranks\n" % (printable(s["source"]), printable(s["format"]),
+                                s["world_size"])
     for n in s["notes"]:
-        t += "note: %s\n" % n
+        t += "note: %s\n" % printable(n)
     t += "\nPer category\n"
     t += _table(["category", "origin", "messages", "bytes", "", "pairs"],
                 [[c["name"], c["origin"], c["messages"], c["bytes"], human_bytes(c["bytes"]),
@@ -82,6 +85,6 @@ def render_text(s):
     if not s["histograms"]:
         t += "no histograms (they come from the monitor's .prof files with histograms on)\n"
     for origin, bins in sorted(s["histograms"].items()):
-        t += "%s:\n" % origin
+        t += "%s:\n" % printable(origin)
         t += _table(["size", "messages"], [[b["label"], b["messages"]] for b in bins])
     return t
