@@ -8,6 +8,9 @@ at the end (issue 26 asks for them)."""
 import collections
 import json
 import os
+import re
+import resource
+import subprocess
 import sys
 import unittest
 
@@ -31,6 +34,28 @@ def v2_raw(entries_text, hosts='["a", "b"]'):
     return ('{"format": "pnmpi-monitor-matrices", "version": 2, "world_size": 2,\n'
             ' "hosts": %s,\n "categories": {"p2p": {"origin": "application", "what": "t",\n'
             ' "entries": %s}}}\n' % (hosts, entries_text))
+
+
+def run_limited(args, opts):
+    """(status, stdout, stderr) of pnmpi-report ARGS; opts: 'fsize' (RLIMIT_FSIZE in bytes,
+    a disk that fills: Python ignores SIGXFSZ, so a write fails with EFBIG), 'stdout' (a
+    file to write stdout to, such as /dev/full)."""
+    if not opts.get("fsize") and not opts.get("stdout"):
+        return common.run(*args)
+
+    def limit():
+        if opts.get("fsize"):
+            resource.setrlimit(resource.RLIMIT_FSIZE, (opts["fsize"], opts["fsize"]))
+    env = dict(os.environ)
+    env.pop("PNMPI_REPORT_DEBUG", None)
+    stdout = open(opts["stdout"], "w") if opts.get("stdout") else subprocess.PIPE
+    try:
+        p = subprocess.run([common.REPORT] + args, stdout=stdout, stderr=subprocess.PIPE,
+                           text=True, env=env, preexec_fn=limit, timeout=600)
+    finally:
+        if stdout is not subprocess.PIPE:
+            stdout.close()
+    return p.returncode, p.stdout or "", p.stderr
 
 
 GOOD = v2()
@@ -70,19 +95,129 @@ CASES["names (item 2)"] = [
      "{d}/no\\x1b[31mne.json and {d}/no\\x1b[31mne.<rank>.prof)"),
 ]
 
+NAMES_MSG = "a host name is letters, digits, '-', '.' and '_' (at most 253)"
+
+
+def otf2_archive(d, broken=None, how="cut"):
+    """A one-rank OTF2 archive as module trace lays it out, written with the bindings; then
+    `broken` (a file of it) cut in half, emptied or removed."""
+    import otf2
+    with otf2.writer.open(d, "traces", timer_resolution=1000000000) as trace:
+        node = trace.definitions.system_tree_node("host0", parent=trace.definitions
+                                                  .system_tree_node("machine"))
+        group = trace.definitions.location_group("MPI Rank 0", system_tree_parent=node)
+        loc = trace.definitions.location("Master thread", group=group)
+        region = trace.definitions.region("MPI_Send")
+        w = trace.event_writer_from_location(loc)
+        w.enter(1000, region)
+        w.leave(2000, region)
+    if broken:
+        path = os.path.join(d, broken)
+        if how == "remove":
+            os.unlink(path)
+        else:
+            with open(path, "rb") as f:
+                data = f.read()
+            with open(path, "wb") as f:
+                f.write(data[:len(data) // 2] if how == "cut" else b"")
+
+
+def deep(n):
+    return ('{"format": "pnmpi-monitor-matrices", "x": ' + '{"a": ' * n + "1" + "}" * n +
+            "}\n")
+
+
+OTF2_DAMAGED = ("{d}/traces.otf2: cannot be read as OTF2 (a file of the archive is damaged, "
+                "cut or missing): ")
+CHUNK = "Invalid or inconsistent record data: This is no chunk header!"
+TOO_LARGE = "File too large"
+
+CASES["internal errors (item 5)"] = [
+    ("objects nested 100000 deep", {"r.json": deep(100000)}, ["summary", "{d}/r.json"],
+     "{d}/r.json: objects or arrays nested too deeply (the monitor's JSON nests 5 levels): "
+     "not the monitor's JSON"),
+    ("objects nested 2000 deep", {"r.json": deep(2000)}, ["summary", "{d}/r.json"],
+     "{d}/r.json: objects or arrays nested too deeply (the monitor's JSON nests 5 levels): "
+     "not the monitor's JSON"),
+    ("world_size of 5000 digits",
+     {"r.json": '{"format": "pnmpi-monitor-matrices", "version": 2, "world_size": %s}'
+      % ("9" * 5000)}, ["summary", "{d}/r.json"],
+     "{d}/r.json: world_size must be an integer from 1 to 4194304, not "
+     "<a number of 5000 digits>"),
+    ("version of 5000 digits",
+     {"r.json": '{"format": "pnmpi-monitor-matrices", "version": %s}' % ("1" * 5000)},
+     ["summary", "{d}/r.json"],
+     "{d}/r.json: version <a number of 5000 digits> of the monitor's JSON is not known to "
+     "this pnmpi-report (it reads 1 and 2): use the pnmpi-report of the pnmpi that wrote it"),
+    ("NaN", {"r.json": '{"format": "pnmpi-monitor-matrices", "version": NaN}'},
+     ["summary", "{d}/r.json"],
+     "{d}/r.json: NaN is not a number the monitor writes: not the monitor's JSON"),
+    ("a cell of 2^64 in the JSON", {"r.json": v2_raw("[[0, 1, 1, 18446744073709551616]]")},
+     ["summary", "{d}/r.json"],
+     "{d}/r.json:4: a number of 2^63 or more: more bytes or messages than pnmpi-report "
+     "counts (at most 9223372036854775807 per cell)"),
+    ("a byte count of 2^64 in a .prof",
+     {"a.0.prof": "E\t0\t0\t18446744073709551616 bytes\t1 msgs sent\n"},
+     ["summary", "{d}/a.0.prof"],
+     "{d}/a.0.prof:1: a number of 2^63 or more (18446744073709551616...): more bytes or "
+     "messages than pnmpi-report counts"),
+    ("a message count of 5000 digits in a .prof",
+     {"a.0.prof": "E\t0\t0\t1 bytes\t%s msgs sent\n" % ("7" * 5000)},
+     ["summary", "{d}/a.0.prof"],
+     "{d}/a.0.prof:1: a number of 2^63 or more (77777777777777777777...): more bytes or "
+     "messages than pnmpi-report counts"),
+    ("a histogram bin of 2^64 in a .prof",
+     {"a.0.prof": "E\t0\t0\t1 bytes\t1 msgs sent\t%s\n"
+      % ",".join(["0"] * 65 + ["18446744073709551616"])},
+     ["summary", "{d}/a.0.prof"],
+     "{d}/a.0.prof:1: a number of 2^63 or more (18446744073709551616...): more bytes or "
+     "messages than pnmpi-report counts"),
+    ("a rank of 5000 digits in a .prof",
+     {"a.0.prof": "E\t0\t%s\t1 bytes\t1 msgs sent\n" % ("1" * 5000)},
+     ["summary", "{d}/a.0.prof"],
+     "{d}/a.0.prof:1: not a line of a .prof file: 'E\\t0\\t%s'" % ("1" * 76)),
+] + [
+    ("%s: %s %s" % (cmd, how, broken), otf2_archive, [cmd, "{d}"] + extra, OTF2_DAMAGED + cause,
+     {"archive": (broken, how)})
+    for cmd, extra in (("timeline", ["-o", "{d}/t.png"]), ("check", []))
+    for broken, how, cause in (
+        ("traces.def", "cut", CHUNK), ("traces.def", "empty", CHUNK),
+        ("traces/0.def", "cut", CHUNK), ("traces/0.evt", "cut", CHUNK),
+        ("traces/0.evt", "remove", "File or directory does not exist: POSIX: "
+         "'{d}/traces/0.evt'"),
+        ("traces.otf2", "cut", "Invalid or inconsistent record data: Could not read record. "
+         "Not enough memory left in buffer."))
+] + [
+    ("full disk: heatmap", {"r.json": GOOD}, ["heatmap", "{d}/r.json", "-o", "{d}/h.png"],
+     "{d}/h.png: cannot write: " + TOO_LARGE, {"fsize": 4096}),
+    ("full disk: html", {"r.json": GOOD}, ["html", "{d}/r.json", "-o", "{d}/h.html"],
+     "{d}/h.html: cannot write: " + TOO_LARGE, {"fsize": 4096}),
+    ("full disk: reorder", {"r.json": v2(hosts=["a"] * 40, entries=[(0, 1, 1, 1)])},
+     ["reorder", "{d}/r.json", "--nodes", "2x20", "-o", "{d}/rf"],
+     "{d}/rf: cannot write: " + TOO_LARGE, {"fsize": 256}),
+    ("full disk: timeline", otf2_archive, ["timeline", "{d}", "-o", "{d}/t.png"],
+     "{d}/t.png: cannot write: " + TOO_LARGE, {"fsize": 4096, "archive": (None, None)}),
+    ("full disk: summary on stdout", {"r.json": GOOD}, ["summary", "{d}/r.json"],
+     "standard output: cannot write: No space left on device", {"stdout": "/dev/full"}),
+]
+
 
 class BadInputs(common.Case):
     counts = collections.Counter()
 
-    def run_case(self, surface, name, files, args, expected):
-        d = os.path.join(self.dir, "%s-%s" % (surface.split()[0], name)).replace(" ", "_")
-        d = d.replace("'", "").replace(",", "")
+    def run_case(self, surface, name, files, args, expected, opts=None):
+        opts = opts or {}
+        d = os.path.join(self.dir, "%s-%s" % (surface.split()[0], name))
+        d = re.sub(r"[^A-Za-z0-9_./-]", "_", d)
         os.makedirs(d, exist_ok=True)
+        if callable(files):
+            files(d, *opts["archive"])
+            files = {}
         for fname, text in files.items():
             with open(os.path.join(d, fname), "wb") as f:
                 f.write(text.encode("utf-8", "surrogateescape") if isinstance(text, str)
                         else text)
-        rc, out, err = common.run(*[a.replace("{d}", d) for a in args])
+        rc, out, err = run_limited([a.replace("{d}", d) for a in args], opts)
         self.assertEqual((rc, err), (2, "pnmpi-report: " + expected.replace("{d}", d) + "\n"),
                          "%s: %s\nstdout: %s" % (surface, name, out))
         self.assertEqual(out, "", "%s: %s" % (surface, name))
@@ -90,9 +225,9 @@ class BadInputs(common.Case):
 
     def test_table(self):
         for surface, cases in CASES.items():
-            for name, files, args, expected in cases:
-                with self.subTest(surface=surface, case=name):
-                    self.run_case(surface, name, files, args, expected)
+            for case in cases:
+                with self.subTest(surface=surface, case=case[0]):
+                    self.run_case(surface, *case)
 
     @classmethod
     def tearDownClass(cls):
@@ -135,6 +270,38 @@ class Names(common.Case):
             self.assertEqual(f.read(), "rank 0=node-1.example_a slot=0\nrank 1=n2 slot=0\n")
         with open(self.path("rf.mpich")) as f:
             self.assertEqual(f.read(), "node-1.example_a:1\nn2:1\n")
+
+
+class MathText(common.Case):
+    """Names matplotlib would take for TeX ($...$) are drawn as written."""
+
+    NAMES = ("$\\foo$", "$\\bar{$", "a$b", "$x^2$")
+
+    def test_heatmap_draws_names_as_written(self):
+        import matplotlib
+        from pnmpi_report import heatmap, inputs
+        path = self.path("r.json")
+        with open(path, "w") as f:
+            f.write(v2(hosts=self.NAMES[:2] + ("a", "b"), name=self.NAMES[2],
+                       entries=[(0, 1, 1, 10), (2, 3, 1, 10)]))
+        run = inputs.load_run([path])
+        with matplotlib.rc_context({"svg.fonttype": "none"}):
+            svg, _ = heatmap.render(run, "app", "bytes", (600, 500), by_node=True, fmt="svg")
+        svg = svg.decode()
+        for name in self.NAMES[:3]:
+            self.assertIn(">%s<" % name, svg.replace(">bytes of ", ">").replace(", 4 ranks", "<"))
+        self.assertNotIn("mathdefault", svg)
+        for cmd in (["heatmap", path, "-o", self.path("h.png"), "--by-node"],
+                    ["html", path, "-o", self.path("h.html")]):
+            self.ok(*cmd)
+
+    def test_timeline_of_a_directory_named_like_tex(self):
+        d = self.path("$\\foo{$")
+        os.makedirs(d)
+        otf2_archive(d)
+        out, _ = self.ok("timeline", d, "-o", self.path("t.png"))
+        self.assertEqual(out, "%s: 1 ranks, 1 calls, 0 messages, 0.000001 s\n"
+                         % self.path("t.png"))
 
 
 if __name__ == "__main__":

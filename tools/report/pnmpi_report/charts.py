@@ -6,10 +6,11 @@ import io
 
 import numpy as np
 
+from .plotting import matplotlib_agg
+
 
 def _figure(size):
-    import matplotlib
-    matplotlib.use("Agg")
+    matplotlib_agg()
     from matplotlib.figure import Figure
     fig = Figure(figsize=(size[0] / 100.0, size[1] / 100.0), dpi=100)
     fig.patch.set_facecolor("white")

@@ -30,10 +30,22 @@ def build_parser():
     return parser
 
 
+def _silence_stdout():
+    """What is left in stdout's buffer would fail again at exit, with a second message."""
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, sys.stdout.fileno())
+        os.close(fd)
+    except (OSError, ValueError):
+        pass
+
+
 def main(argv):
     try:
         args = build_parser().parse_args(argv)
-        return args._run(args)
+        status = args._run(args)
+        sys.stdout.flush()
+        return status
     except ReportError as e:
         sys.stderr.write("pnmpi-report: %s\n" % printable(e))
         return 2
@@ -44,6 +56,14 @@ def main(argv):
         # The reader of our output went away (`| head`): not an error of ours.
         sys.stderr.close()
         return 0
+    except OSError as e:
+        # Writing the tables to a full disk or a closed terminal (files are written by
+        # output.write_atomic, whose errors are ReportErrors).
+        _silence_stdout()
+        sys.stderr.write("pnmpi-report: %s: cannot write: %s\n" % (
+            printable(e.filename) if e.filename else "standard output",
+            e.strerror or printable(e)))
+        return 2
     except MemoryError:
         sys.stderr.write("pnmpi-report: out of memory\n")
         return 2

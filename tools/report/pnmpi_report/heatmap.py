@@ -15,6 +15,7 @@ import numpy as np
 from . import inputs, placement
 from .errors import ReportError
 from .output import write_atomic
+from .plotting import matplotlib_agg
 from .text import printable
 
 HELP = "draw a category's matrix (log colour scale, node boundaries) as PNG or SVG"
@@ -102,14 +103,22 @@ def aggregate(run, matrix, max_cells, by_node):
             None, [])
 
 
+def si_number(v):
+    """1, 10, 100, 1k, ... 1E: the labels of a logarithmic colour bar."""
+    for unit, scale in (("E", 1e18), ("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6),
+                        ("k", 1e3)):
+        if v >= scale:
+            return "%g%s" % (float("%.3g" % (v / scale)), unit)
+    return "%g" % float("%.3g" % v)
+
+
 def render(run, selection, metric, size, max_cells=DEFAULT_MAX_CELLS, by_node=False,
            fmt="png", title=None):
     """The picture's bytes and a one-line description."""
-    import matplotlib
-    matplotlib.use("Agg")
+    matplotlib = matplotlib_agg()
     from matplotlib.colors import LogNorm
     from matplotlib.figure import Figure
-    from matplotlib.ticker import MaxNLocator
+    from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter
 
     cats = run.select(selection)
     matrix = run.matrix(selection, metric)
@@ -140,7 +149,12 @@ def render(run, selection, metric, size, max_cells=DEFAULT_MAX_CELLS, by_node=Fa
                       extent=(lo, hi, hi, lo))
     ax.set_xlim(lo, hi)
     ax.set_ylim(hi, lo)
-    fig.colorbar(image, cax=cax).set_label("%s per %s pair (log scale)"
+    bar = fig.colorbar(image, cax=cax)
+    # Plain labels: math text is off (plotting.py), so the default 10^k formulas would show
+    # as TeX source.
+    bar.ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: si_number(v)))
+    bar.ax.yaxis.set_minor_formatter(NullFormatter())
+    bar.set_label("%s per %s pair (log scale)"
                                            % ("bytes" if metric == "bytes" else "messages",
                                               unit.split(" of ")[0]))
     if not m.val.size:

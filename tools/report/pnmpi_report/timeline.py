@@ -3,10 +3,14 @@
 """pnmpi-report timeline: ranks against time, MPI regions coloured by routine class,
 messages as lines from send to receive, from the OTF2 archive of module trace."""
 
+import io
 import os
-import sys
 
 from . import trace_reader
+from .errors import ReportError
+from .output import write_atomic
+from .plotting import matplotlib_agg
+from .text import printable
 
 HELP = "draw a trace of module trace: ranks against time, MPI calls coloured by class"
 
@@ -86,8 +90,7 @@ def time_range(trace, whole=False):
 
 def draw(trace, output, whole=False):
     """Draws `trace` into `output` (.png or .svg)."""
-    import matplotlib
-    matplotlib.use("Agg")
+    matplotlib_agg()
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch
 
@@ -133,25 +136,18 @@ def draw(trace, output, whole=False):
     if tool_spans:
         handles.append(Patch(facecolor="none", edgecolor=TOOL_COLOUR, label="tool's call"))
     fig.legend(handles=handles, loc="center right", fontsize=8, frameon=False)
-    fig.savefig(output, dpi=DPI)
+    buf = io.BytesIO()
+    fig.savefig(buf, format=os.path.splitext(output)[1][1:].lower(), dpi=DPI)
     plt.close(fig)
+    write_atomic(output, buf.getvalue())
 
 
 def run(args):
     suffix = os.path.splitext(args.output)[1].lower()
     if suffix not in (".png", ".svg"):
-        print(f"pnmpi-report timeline: {args.output}: the picture must end in .png or .svg", file=sys.stderr)
-        return 2
-    try:
-        trace = trace_reader.read(args.trace_dir)
-    except trace_reader.TraceError as e:
-        print(f"pnmpi-report timeline: {e}", file=sys.stderr)
-        return 2
-    try:
-        draw(trace, args.output, args.whole)
-    except OSError as e:
-        print(f"pnmpi-report timeline: cannot write {args.output}: {e.strerror}", file=sys.stderr)
-        return 2
-    print(f"{args.output}: {trace.ranks} ranks, {len(trace.regions)} calls, "
+        raise ReportError("the picture's name must end in .png or .svg", args.output)
+    trace = trace_reader.read(args.trace_dir)
+    draw(trace, args.output, args.whole)
+    print(f"{printable(args.output)}: {trace.ranks} ranks, {len(trace.regions)} calls, "
           f"{len(trace.messages)} messages, {trace.end - trace.start:.6f} s")
     return 0

@@ -59,6 +59,36 @@ class IntArray:
         return self.nz, self.flat[self.nz]
 
 
+class TooLarge:
+    """A JSON integer of more digits than an int64 holds: kept as a marker, so that the
+    field's own check names it (Python would otherwise refuse 4300 digits or more with a
+    ValueError, or take a number pnmpi-report cannot count with exactly)."""
+
+    def __init__(self, text):
+        self.digits = len(text.lstrip("-"))
+
+    def __repr__(self):
+        return "<a number of %d digits>" % self.digits
+
+
+def _json_int(text):
+    return int(text) if len(text.lstrip("-")) <= 18 else _big_int(text)
+
+
+def _big_int(text):
+    if len(text.lstrip("-")) <= 19 and -(1 << 63) <= int(text) < (1 << 63):
+        return int(text)
+    return TooLarge(text)
+
+
+def _json_constant(name):
+    raise ReportError("%s is not a number the monitor writes: not the monitor's JSON" % name)
+
+
+class Saturated(ValueError):
+    """An integer array holding a number of 2^63 or more."""
+
+
 def _parse_int_array(seg):
     """seg: b'[...]' holding only digits, commas, white space, brackets. (values, row
     lengths or None) if it is a clean 1-D or 2-D array of integers, else None (the caller
@@ -77,7 +107,7 @@ def _parse_int_array(seg):
         warnings.simplefilter("ignore", DeprecationWarning)
         flat = np.fromstring(compact.translate(_BRACKETS_TO_SPACES), dtype=np.int64, sep=",")
     if flat.size and flat.max() == np.iinfo(np.int64).max:
-        return None  # saturated: a number of 2^63 or more
+        raise Saturated()  # numpy saturates a number of 2^63 or more
     if opens.size == 1:
         return (flat, None) if flat.size == commas.size + 1 else None
     inner_o, inner_c = opens[1:], closes[:-1]
@@ -117,7 +147,13 @@ def _split(buf, path, big):
         parsed = None
         if end > start:
             seg = buf[start:end + 1]
-            parsed = _parse_int_array(seg)
+            try:
+                parsed = _parse_int_array(seg)
+            except Saturated:
+                raise ReportError("a number of 2^63 or more: more bytes or messages than "
+                                  "pnmpi-report counts (at most %d per cell)"
+                                  % np.iinfo(np.int64).max, path,
+                                  line + buf[counted:start].count(b"\n"))
         if parsed is None:
             pos = start + 1  # not a clean integer array: the json module reads it
             continue
@@ -174,13 +210,18 @@ def read(path):
     finally:
         buf.close()
     try:
-        doc = json.loads(skeleton)
+        doc = json.loads(skeleton, parse_int=_json_int, parse_constant=_json_constant)
+        doc = _restore(doc, arrays)
     except json.JSONDecodeError as e:
         tail = skeleton[e.pos:].strip() == ""
         raise ReportError("%s (column %d)%s" % (
             e.msg, e.colno, ": the file ends early; it is truncated (was the run killed?)"
             if tail else ": not valid JSON"), path, e.lineno)
-    doc = _restore(doc, arrays)
+    except RecursionError:
+        raise ReportError("objects or arrays nested too deeply (the monitor's JSON nests "
+                          "5 levels): not the monitor's JSON", path)
+    except ReportError as e:
+        raise ReportError(str(e), path)
     return _to_run(doc, path)
 
 
