@@ -201,6 +201,104 @@ CASES["internal errors (item 5)"] = [
      "standard output: cannot write: No space left on device", {"stdout": "/dev/full"}),
 ]
 
+BIG = 1 << 61  # four of these add up past 2^62
+MAT = "monitoring_pml_msg.mat"
+MAT_SIZE = {"monitoring_pml_size.mat": "0 1\n1 0\n"}
+
+
+def mat(cell):
+    return dict(MAT_SIZE, **{MAT: "0 %s\n1 0\n" % cell})
+
+
+def cell_msg(line, token, kind="a .mat file", name=MAT):
+    return ("{d}/%s:%d: '%s' is not a cell of %s: cells are whole numbers of 0 or more "
+            "(decimal digits only)" % (name, line, token, kind))
+
+
+def overflow(what):
+    return ("the %s of all categories add up to 9.223e+18, more than 2^62: pnmpi-report "
+            "counts exactly below that only (files of different runs added, or not the "
+            "monitor's numbers?)" % what)
+
+
+def top_msg(v):
+    return "--top must be a whole number from 0 to 1000000000, not %d" % v
+
+
+CASES["wrong numbers (item 6)"] = [
+    ("bytes adding up past 2^62 (JSON)",
+     {"r.json": v2(entries=[(0, 0, 1, BIG), (0, 1, 1, BIG), (1, 0, 1, BIG), (1, 1, 1, BIG)])},
+     ["summary", "{d}/r.json"],
+     "{d}/r.json: numbers that add up to 9.223e+18, more than 2^62: pnmpi-report counts "
+     "exactly below that only (files of different runs added, or not the monitor's "
+     "numbers?)"),
+    ("messages adding up past 2^62 over categories (JSON)",
+     {"r.json": json.dumps({"format": "pnmpi-monitor-matrices", "version": 2,
+                            "world_size": 1, "hosts": ["a"], "categories": {
+                                c: {"origin": "application", "what": "t",
+                                    "entries": [[0, 0, BIG, 1]]}
+                                for c in ("p2p", "coll", "osc_sent", "osc_fetched")}})},
+     ["heatmap", "{d}/r.json", "-o", "{d}/h.png"], "{d}/r.json: " + overflow("messages")),
+    ("bytes adding up past 2^62 (.prof)",
+     {"a.0.prof": "E\t0\t0\t%d bytes\t1 msgs sent\nC\t0\t0\t%d bytes\t1 msgs sent\n"
+      "S\t0\t0\t%d bytes\t1 msgs sent\nR\t0\t0\t%d bytes\t1 msgs sent\n"
+      % (BIG, BIG, BIG, BIG)}, ["summary", "{d}/a.0.prof"], "{d}/a.0.prof: " + overflow("bytes")),
+    ("the same pair four times in a .prof",
+     {"a.0.prof": "E\t0\t0\t%d bytes\t1 msgs sent\n" % BIG * 4},
+     ["reorder", "{d}/a.0.prof", "--nodes", "1x1"],
+     "{d}/a.0.prof: numbers that add up to 9.223e+18, more than 2^62: pnmpi-report counts "
+     "exactly below that only (files of different runs added, or not the monitor's "
+     "numbers?)"),
+    ("histograms adding up past 2^62 (.prof)",
+     {"a.0.prof": "E\t0\t0\t1 bytes\t1 msgs sent\t%s\n"
+      % ",".join(["0"] * 62 + [str(BIG)] * 4)}, ["summary", "{d}/a.0.prof"],
+     "{d}/a.0.prof: the messages in the histograms of application of all categories add up to "
+     "9.223e+18, more than 2^62: pnmpi-report counts exactly below that only (files of "
+     "different runs added, or not the monitor's numbers?)"),
+    ("bytes adding up past 2^62 (.mat)",
+     dict(MAT_SIZE, **{MAT: "%d %d\n%d %d\n" % (BIG, BIG, BIG, BIG)}),
+     ["summary", "{d}/" + MAT], "{d}/" + MAT + ": " + overflow("messages")),
+    ("negative cell in a .mat", mat("-3"), ["summary", "{d}/" + MAT], cell_msg(1, "-3")),
+    ("hex cell in a .mat", mat("0x10"), ["summary", "{d}/" + MAT], cell_msg(1, "0x10")),
+    ("fractional cell in a .mat", mat("1.5"), ["summary", "{d}/" + MAT], cell_msg(1, "1.5")),
+    ("exponent in a .mat", mat("1e3"), ["summary", "{d}/" + MAT], cell_msg(1, "1e3")),
+    ("plus sign in a .mat", mat("+3"), ["summary", "{d}/" + MAT], cell_msg(1, "+3")),
+    ("tab between cells of a .mat", dict(MAT_SIZE, **{MAT: "0 1\n1\t0\n"}),
+     ["summary", "{d}/" + MAT], cell_msg(2, "1\\t0")),
+    ("a cell of 2^63 in a .mat", mat("9223372036854775808"), ["summary", "{d}/" + MAT],
+     "{d}/%s:1: a number of 2^63 or more: more bytes or messages than pnmpi-report counts"
+     % MAT),
+    ("negative cell in an MPI_M_rootflush file",
+     {"s_counts.0.prof": "0 -1\n1 0\n", "s_sizes.0.prof": "0 1\n1 0\n"},
+     ["summary", "{d}/s_counts.0.prof"],
+     cell_msg(1, "-1", "an MPI_M_rootflush file", "s_counts.0.prof")),
+    ("fractional cell in an MPI_M_rootflush file",
+     {"s_counts.0.prof": "0 1\n1 0\n", "s_sizes.0.prof": "0 2.5\n1 0\n"},
+     ["summary", "{d}/s_counts.0.prof"],
+     cell_msg(1, "2.5", "an MPI_M_rootflush file", "s_sizes.0.prof")),
+    ("leading zero in JSON entries", {"r.json": v2_raw("[[0, 1, 1, 010]]")},
+     ["summary", "{d}/r.json"], "{d}/r.json:4: Expecting ',' delimiter (column 25): not "
+     "valid JSON"),
+    ("leading zeros in a JSON row", {"r.json": v2_raw("[[0, 1, 1, 10], [1, 0, 00, 5]]")},
+     ["summary", "{d}/r.json"], "{d}/r.json:4: Expecting ',' delimiter (column 37): not "
+     "valid JSON"),
+    ("two numbers without a comma in JSON", {"r.json": v2_raw("[[0, 1, 1 2, 10]]")},
+     ["summary", "{d}/r.json"], "{d}/r.json:4: Expecting ',' delimiter (column 23): not "
+     "valid JSON"),
+    ("version true", {"r.json": GOOD.replace('"version": 2', '"version": true')},
+     ["summary", "{d}/r.json"],
+     "{d}/r.json: version True of the monitor's JSON is not known to this pnmpi-report (it "
+     "reads 1 and 2): use the pnmpi-report of the pnmpi that wrote it"),
+    ("summary --top -1", {"r.json": GOOD}, ["summary", "{d}/r.json", "--top", "-1"],
+     top_msg(-1)),
+    ("html --top -1", {"r.json": GOOD}, ["html", "{d}/r.json", "-o", "{d}/h.html", "--top",
+                                          "-1"], top_msg(-1)),
+    ("diff --top -5", {"r.json": GOOD}, ["diff", "{d}/r.json", "{d}/r.json", "--top", "-5"],
+     top_msg(-5)),
+    ("summary --top 10^10", {"r.json": GOOD}, ["summary", "{d}/r.json", "--top",
+                                                "10000000000"], top_msg(10 ** 10)),
+]
+
 
 class BadInputs(common.Case):
     counts = collections.Counter()
@@ -270,6 +368,27 @@ class Names(common.Case):
             self.assertEqual(f.read(), "rank 0=node-1.example_a slot=0\nrank 1=n2 slot=0\n")
         with open(self.path("rf.mpich")) as f:
             self.assertEqual(f.read(), "node-1.example_a:1\nn2:1\n")
+
+
+class TopZero(common.Case):
+    def test_top_zero_lists_none_and_says_so(self):
+        path = self.path("r.json")
+        with open(path, "w") as f:
+            f.write(GOOD)
+        out, _ = self.ok("summary", path, "--top", "0")
+        self.assertIn("Top talkers (application bytes, all categories)\nnone listed "
+                      "(--top 0)\n", out)
+        out, _ = self.ok("summary", path, "--top", "1")
+        self.assertIn("from  to  bytes        messages\n0      1     10  10 B         1\n"
+                      "\nNodes", out)
+        other = self.path("o.json")
+        with open(other, "w") as f:
+            f.write(v2(entries=[(0, 1, 1, 11)]))
+        out, _ = self.ok("diff", path, other, "--top", "0")
+        self.assertIn("that changed most: 2 pairs changed\nnone listed (--top 0)\n", out)
+        self.ok("html", path, "-o", self.path("h.html"), "--top", "0")
+        with open(self.path("h.html")) as f:
+            self.assertIn("<p>None listed (--top 0).</p>", f.read())
 
 
 class MathText(common.Case):

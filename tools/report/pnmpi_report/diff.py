@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 
-from . import inputs, placement
+from . import inputs, options, placement
 from .model import Sparse, human_bytes
 from .text import printable
 
@@ -39,7 +39,7 @@ def compare(a, b, selection="app", top=10):
         neg = Sparse.build(n, np.concatenate((ma.src, mb.src)),
                                  np.concatenate((ma.dst, mb.dst)),
                                  np.concatenate((-ma.val, mb.val)))
-        order = np.lexsort((neg.dst, neg.src, -np.abs(neg.val)))[:max(0, top)]
+        order = np.lexsort((neg.dst, neg.src, -np.abs(neg.val)))[:top]
         for i in order:
             s, t = int(neg.src[i]), int(neg.dst[i])
             d["pairs"].append({"from": s, "to": t, "a": ma.get(s, t), "b": mb.get(s, t),
@@ -56,6 +56,7 @@ def compare(a, b, selection="app", top=10):
 
 
 def run(args):
+    options.count(args.top, "--top")
     a = inputs.load_run([args.a])
     b = inputs.load_run([args.b])
     d = compare(a, b, args.category, args.top)
@@ -84,7 +85,8 @@ def run(args):
         print("\nPairs (%s bytes) that changed most: %d pairs changed"
               % (printable(args.category), d["changed_pairs"]))
         if not d["pairs"]:
-            print("none: the matrices are equal")
+            print("none listed (--top 0)" if d["changed_pairs"] else
+                  "none: the matrices are equal")
         for p in d["pairs"]:
             print("  %d -> %d: %d -> %d bytes (%+d, %s)" % (
                 p["from"], p["to"], p["a"], p["b"], p["change"],

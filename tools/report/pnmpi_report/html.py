@@ -9,7 +9,7 @@ opened on a machine without network."""
 import base64
 import html
 
-from . import analysis, charts, heatmap, inputs, placement
+from . import analysis, charts, heatmap, inputs, options, placement
 from .errors import ReportError
 from .model import human_bytes
 from .output import write_atomic
@@ -42,9 +42,10 @@ def add_arguments(parser):
 def run(args):
     if not args.output.lower().endswith((".html", ".htm")):
         raise ReportError("the report's name must end in .html", args.output)
+    options.count(args.top, "--top")
     r = inputs.load_run(args.run)
     placement.apply_assumed_hosts(r, args)
-    page = render(r, max(0, args.top), args.max_cells)
+    page = render(r, args.top, args.max_cells)
     write_atomic(args.output, page)
     print("pnmpi-report: wrote %s (%d KiB)" % (printable(args.output), len(page.encode()) // 1024))
     return 0
@@ -110,7 +111,9 @@ def render(run, top=20, max_cells=heatmap.DEFAULT_MAX_CELLS):
                      c["pairs"], c["what"]] for c in s["categories"]], text_columns=(0, 1, 6))
 
     body += "<h2>Top talkers</h2>\n"
-    if s["top_talkers"]:
+    if s["top"] == 0:
+        body += "<p>None listed (--top 0).</p>\n"
+    elif s["top_talkers"]:
         body += _table(["from", "to", "bytes", "", "messages"],
                        [[p["from"], p["to"], p["bytes"], human_bytes(p["bytes"]),
                          p["messages"]] for p in s["top_talkers"]], text_columns=())

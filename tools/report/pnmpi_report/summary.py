@@ -4,7 +4,7 @@
 
 import json
 
-from . import analysis, inputs, placement
+from . import analysis, inputs, options, placement
 from .model import human_bytes
 from .text import printable
 
@@ -22,9 +22,10 @@ def add_arguments(parser):
 
 
 def run(args):
+    options.count(args.top, "--top")
     r = inputs.load_run(args.run)
     placement.apply_assumed_hosts(r, args)
-    s = analysis.summarize(r, max(0, args.top))
+    s = analysis.summarize(r, options.count(args.top, "--top"))
     if args.json:
         print(json.dumps(s, indent=1, sort_keys=True))
     else:
@@ -56,7 +57,9 @@ def render_text(s):
                 [[o, v["messages"], v["bytes"], human_bytes(v["bytes"])]
                  for o, v in sorted(s["origins"].items())])
     t += "\nTop talkers (application bytes, all categories)\n"
-    if s["top_talkers"]:
+    if s["top"] == 0:
+        t += "none listed (--top 0)\n"
+    elif s["top_talkers"]:
         t += _table(["from", "to", "bytes", "", "messages"],
                     [[p["from"], p["to"], p["bytes"], human_bytes(p["bytes"]), p["messages"]]
                      for p in s["top_talkers"]])

@@ -23,6 +23,7 @@ FORMAT_NAME = "pnmpi-monitor-matrices"
 _ARRAY_START = re.compile(rb"\[(?=\s*[\[0-9])")
 _NOT_IN_INT_ARRAY = re.compile(rb"[^0-9,\s\[\]]")
 _STRING_TOKEN = re.compile(rb'\\.|"')
+_SPLIT_OR_PADDED_NUMBER = re.compile(rb"[0-9]\s+[0-9]|(?<![0-9])0[0-9]")
 _PLACEHOLDER = "@@pnmpi-int-array-%d@@"
 _PLACEHOLDER_RE = re.compile(r"\A@@pnmpi-int-array-(\d+)@@\Z")
 _BRACKETS_TO_SPACES = bytes.maketrans(b"[]", b"  ")
@@ -93,6 +94,8 @@ def _parse_int_array(seg):
     """seg: b'[...]' holding only digits, commas, white space, brackets. (values, row
     lengths or None) if it is a clean 1-D or 2-D array of integers, else None (the caller
     then lets the json module judge it and report what is wrong)."""
+    if _SPLIT_OR_PADDED_NUMBER.search(seg):
+        return None  # "1 2" (numpy would read 12) or "010": the json module says what is wrong
     compact = seg.translate(None, b" \t\n\r")
     if any(bad in compact for bad in (b",,", b",]", b"[,", b"[]")):
         return None
@@ -267,7 +270,7 @@ def _to_run(doc, path):
     _need(fmt == FORMAT_NAME, "not the monitor's JSON (format %r, expected %r)"
           % (fmt, FORMAT_NAME), path)
     version = doc.get("version")
-    _need(version in (1, 2), "version %r of the monitor's JSON is not known to this "
+    _need(type(version) is int and version in (1, 2), "version %r of the monitor's JSON is not known to this "
           "pnmpi-report (it reads 1 and 2): use the pnmpi-report of the pnmpi that wrote it"
           % (version,), path)
     n = doc.get("world_size")
