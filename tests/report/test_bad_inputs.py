@@ -299,6 +299,68 @@ CASES["wrong numbers (item 6)"] = [
                                                 "10000000000"], top_msg(10 ** 10)),
 ]
 
+NODES_MSG = ("--nodes NxC: N must be 1 to 262144 nodes and C 1 to 4194304 slots, not '%s'")
+NESTED = ("{d}/r.json: objects or arrays nested too deeply (the monitor's JSON nests 5 "
+          "levels): not the monitor's JSON")
+KB200 = 200 * 1024
+
+
+def brackets(body):
+    return '{"format": "pnmpi-monitor-matrices", "version": 2, "x": %s}\n' % body
+
+
+CASES["sizes and options (item 7)"] = [
+    ("--nodes 99999999999x99999999999", {"r.json": GOOD},
+     ["summary", "{d}/r.json", "--nodes", "99999999999x99999999999"],
+     NODES_MSG % "99999999999x99999999999"),
+    ("--nodes with 5000 digits", {"r.json": GOOD},
+     ["heatmap", "{d}/r.json", "-o", "{d}/h.png", "--nodes", "9" * 5000 + "x1"],
+     "--nodes must be NxC with positive N and C, such as 4x8, not '%s'" % ("9" * 5000 + "x1")),
+    ("--nodes 300000x1", {"r.json": GOOD},
+     ["html", "{d}/r.json", "-o", "{d}/h.html", "--nodes", "300000x1"],
+     NODES_MSG % "300000x1"),
+    ("--nodes 0x4", {"r.json": GOOD}, ["reorder", "{d}/r.json", "--nodes", "0x4"],
+     NODES_MSG % "0x4"),
+    ("--nodes 2x8x2", {"r.json": GOOD}, ["reorder", "{d}/r.json", "--nodes", "2x8x2"],
+     "--nodes must be NxC with positive N and C, such as 4x8, not '2x8x2'"),
+    ("--nodes in full-width digits", {"r.json": GOOD},
+     ["summary", "{d}/r.json", "--nodes", "\uff12x\uff18"],
+     "--nodes must be NxC with positive N and C, such as 4x8, not '\uff12x\uff18'"),
+    ("--nodes checked before the input is read", {},
+     ["summary", "{d}/missing.json", "--nodes", "1x99999999"], NODES_MSG % "1x99999999"),
+    ("hostfile slots=99999999999999", {"r.json": GOOD, "hf": "a slots=99999999999999\n"},
+     ["reorder", "{d}/r.json", "--hostfile", "{d}/hf"],
+     "{d}/hf:1: 99999999999999 slots on one host: at most 4194304"),
+    ("hostfile host:99999999999999", {"r.json": GOOD, "hf": "a:99999999999999\n"},
+     ["summary", "{d}/r.json", "--hostfile", "{d}/hf"],
+     "{d}/hf:1: 99999999999999 slots on one host: at most 4194304"),
+    ("hostfile slots=superscript two", {"r.json": GOOD, "hf": "a slots=\u00b2\n"},
+     ["summary", "{d}/r.json", "--hostfile", "{d}/hf"],
+     "{d}/hf:1: slots must be a whole number, not '\u00b2'"),
+    ("heatmap --size 99999999999x100", {"r.json": GOOD},
+     ["heatmap", "{d}/r.json", "-o", "{d}/h.png", "--size", "99999999999x100"],
+     "--size: each side must be 100 to 10000 pixels, not '99999999999x100'"),
+    ("check --factor nan", otf2_archive, ["check", "{d}", "--factor", "nan"],
+     "--factor must be a number more than 1, not nan", {"archive": (None, None)}),
+    ("check --factor inf", otf2_archive, ["check", "{d}", "--factor", "inf"],
+     "--factor must be a number more than 1, not inf", {"archive": (None, None)}),
+    ("check --min-excess -1", otf2_archive, ["check", "{d}", "--min-excess", "-1"],
+     "--min-excess must be a number of seconds, 0 or more, not -1", {"archive": (None, None)}),
+    ("200 KB of opening brackets", {"r.json": brackets("[" * KB200)},
+     ["summary", "{d}/r.json"], NESTED),
+    ("200 KB of nested one-element arrays",
+     {"r.json": brackets("[1," * (KB200 // 3) + "1" + "]" * (KB200 // 3))},
+     ["summary", "{d}/r.json"], NESTED),
+    ("200 KB of unclosed rows", {"r.json": brackets("[[1]," * (KB200 // 5))},
+     ["summary", "{d}/r.json"], NESTED),
+    ("200 KB of brackets closing first", {"r.json": brackets("]" * KB200)},
+     ["summary", "{d}/r.json"], "{d}/r.json:1: Expecting value (column 57): not valid JSON"),
+    ("200 KB of three-deep arrays as entries",
+     {"r.json": v2_raw("[" + ",".join(["[[0, 1, 1, 1]]"] * (KB200 // 16)) + "]")},
+     ["summary", "{d}/r.json"],
+     "{d}/r.json: category 'p2p': entries must be a list of [sender, receiver, count, bytes]"),
+]
+
 
 class BadInputs(common.Case):
     counts = collections.Counter()
@@ -389,6 +451,47 @@ class TopZero(common.Case):
         self.ok("html", path, "-o", self.path("h.html"), "--top", "0")
         with open(self.path("h.html")) as f:
             self.assertIn("<p>None listed (--top 0).</p>", f.read())
+
+
+class LinearParsing(common.Case):
+    """The JSON pre-parser looks at each byte a bounded number of times, whatever the
+    brackets: measured as the bytes it hands to its array parser (no clock involved)."""
+
+    SHAPES = {
+        "nested": lambda k: "[1," * k + "1" + "]" * k,
+        "unclosed": lambda k: "[" * (3 * k),
+        "unclosed rows": lambda k: "[[1]," * k,
+        "three deep": lambda k: "[" + ",".join(["[[1]]"] * k) + "]",
+        "rows then garbage": lambda k: "[" + ",".join(["[1,2]"] * k) + ",x]",
+    }
+
+    def measure(self, text):
+        from pnmpi_report.errors import ReportError
+        from pnmpi_report.readers import monitor_json
+        seen = []
+        original = monitor_json._parse_int_array
+
+        def counting(seg):
+            seen.append(len(seg))
+            return original(seg)
+        monitor_json._parse_int_array = counting
+        try:
+            path = self.path("r.json")
+            with open(path, "w") as f:
+                f.write(brackets(text))
+            with self.assertRaises(ReportError):
+                monitor_json.read(path)
+        finally:
+            monitor_json._parse_int_array = original
+        return sum(seen), len(text)
+
+    def test_bytes_parsed_stay_within_the_file_size(self):
+        for shape, make in self.SHAPES.items():
+            for k in (2000, 8000):
+                with self.subTest(shape=shape, k=k):
+                    parsed, size = self.measure(make(k))
+                    self.assertLessEqual(parsed, 2 * size, "%s: %d bytes parsed for a %d-byte "
+                                         "array" % (shape, parsed, size))
 
 
 class MathText(common.Case):

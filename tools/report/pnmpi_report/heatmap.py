@@ -71,6 +71,7 @@ def run(args):
     if fmt not in ("png", "svg"):
         raise ReportError("the picture's name must end in .png or .svg", out)
     size = parse_size(args.size)
+    placement.check_node_arguments(args)
     r = inputs.load_run(args.run)
     placement.apply_assumed_hosts(r, args)
     data, info = render(r, args.category, args.metric, size, args.max_cells, args.by_node, fmt)

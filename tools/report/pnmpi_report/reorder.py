@@ -41,6 +41,7 @@ def add_arguments(parser):
 
 
 def run(args):
+    placement.check_node_arguments(args)
     r = inputs.load_run(args.run)
     host_names = r.host_groups()[1] if r.hosts is not None else None
     nodes = placement.nodes_from_args(args, host_names)
@@ -57,7 +58,8 @@ def run(args):
     total = matrix.total()
     natural = placement.natural_placement(nodes, n)
     start = time.time()
-    best, how = optimise(matrix, nodes.slots)
+    # No node takes more than all the ranks: Scotch's loads stay within its integers.
+    best, how = optimise(matrix, [min(s, n) for s in nodes.slots])
     after = placement.inter_node_bytes(matrix, best)
     before = placement.inter_node_bytes(matrix, natural)
     as_run = None
@@ -142,7 +144,7 @@ def optimise(matrix, slots):
     from .scotch import Scotch
     g = Graph(matrix)
     nnodes = len(slots)
-    natural = np.repeat(np.arange(nnodes), slots)[:g.n]
+    natural = placement.natural_node_of(slots, g.n)
     if g.adj.size == 0 or nnodes == 1:
         return natural, "no traffic between ranks: natural placement" if nnodes > 1 else \
             "one node"

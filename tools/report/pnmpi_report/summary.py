@@ -23,6 +23,7 @@ def add_arguments(parser):
 
 def run(args):
     options.count(args.top, "--top")
+    placement.check_node_arguments(args)
     r = inputs.load_run(args.run)
     placement.apply_assumed_hosts(r, args)
     s = analysis.summarize(r, options.count(args.top, "--top"))

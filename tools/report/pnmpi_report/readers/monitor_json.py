@@ -126,11 +126,37 @@ def _parse_int_array(seg):
     return flat, lengths
 
 
+class _Region:
+    """A run of bytes that may belong to integer arrays (digits, commas, white space,
+    brackets), from `start` to `stop`, with its brackets matched once: where each opening
+    bracket closes (or -1 when it does not close inside the region)."""
+
+    def __init__(self, buf, start):
+        m = _NOT_IN_INT_ARRAY.search(buf, start)
+        self.start, self.stop = start, m.start() if m else len(buf)
+        a = np.frombuffer(buf, dtype=np.uint8, count=self.stop - start, offset=start)
+        where = np.flatnonzero((a == ord("[")) | (a == ord("]")))
+        self.closes = {}
+        stack = []
+        for pos, is_open in zip((where + start).tolist(), (a[where] == ord("[")).tolist()):
+            if is_open:
+                stack.append(pos)
+            elif stack:
+                self.closes[stack.pop()] = pos
+
+    def close_of(self, start):
+        return self.closes.get(start, -1)
+
+
 def _split(buf, path, big):
-    """(skeleton text, arrays): every integer array of buf replaced by a placeholder."""
+    """(skeleton text, arrays): every integer array of buf replaced by a placeholder.
+
+    Linear in the size of buf: each bracket is matched once (per region), and an array that
+    is not a clean one is skipped whole, its inner arrays left to the json module too."""
     pieces, arrays, pos, done = [], [], 0, 0
     counted, line = 0, 1  # buf[:counted] holds line - 1 newlines
     scanned, in_string = 0, False  # whether buf[scanned] is inside a JSON string
+    region = None
     while True:
         m = _ARRAY_START.search(buf, pos)
         if m is None:
@@ -144,21 +170,22 @@ def _split(buf, path, big):
         if in_string:
             pos = start + 1
             continue
-        stop_m = _NOT_IN_INT_ARRAY.search(buf, start)
-        stop = stop_m.start() if stop_m else len(buf)
-        end = buf.rfind(b"]", start, stop)
-        parsed = None
-        if end > start:
-            seg = buf[start:end + 1]
-            try:
-                parsed = _parse_int_array(seg)
-            except Saturated:
-                raise ReportError("a number of 2^63 or more: more bytes or messages than "
-                                  "pnmpi-report counts (at most %d per cell)"
-                                  % np.iinfo(np.int64).max, path,
-                                  line + buf[counted:start].count(b"\n"))
+        if region is None or not region.start <= start < region.stop:
+            region = _Region(buf, start)
+        end = region.close_of(start)
+        if end < 0:
+            pos = region.stop  # never closed among integers: the json module judges it
+            continue
+        seg = buf[start:end + 1]
+        try:
+            parsed = _parse_int_array(seg)
+        except Saturated:
+            raise ReportError("a number of 2^63 or more: more bytes or messages than "
+                              "pnmpi-report counts (at most %d per cell)"
+                              % np.iinfo(np.int64).max, path,
+                              line + buf[counted:start].count(b"\n"))
         if parsed is None:
-            pos = start + 1  # not a clean integer array: the json module reads it
+            pos = end + 1  # not a clean integer array: the json module reads it whole
             continue
         line += buf[counted:start].count(b"\n")
         counted = start

@@ -17,9 +17,11 @@ import numpy as np
 from ..errors import ReportError
 from ..model import APPLICATION, HISTOGRAM_BINS, MODULES, Category, Run, Sparse, progress
 
-NAME = re.compile(r"\A(?P<prefix>.*)\.(?P<rank>\d{1,9})\.prof\Z")
-_PAIR = re.compile(r"\A([EISRC])\t(\d{1,9})\t(\d{1,9})\t(\d+) bytes\t(\d+) msgs sent(?:\t([0-9,]*))?\Z")
-_CLASS = re.compile(r"\A(O2A|A2O|A2A)\t(\d+)\t(\d+) bytes\t(\d+) msgs sent\Z")
+NAME = re.compile(r"\A(?P<prefix>.*)\.(?P<rank>\d{1,9})\.prof\Z", re.ASCII)
+_PAIR = re.compile(r"\A([EISRC])\t(\d{1,9})\t(\d{1,9})\t(\d+) bytes\t(\d+) msgs sent"
+                   r"(?:\t([0-9,]*))?\Z", re.ASCII)
+_CLASS = re.compile(r"\A(O2A|A2O|A2A)\t(\d+)\t(\d+) bytes\t(\d+) msgs sent\Z",
+                    re.ASCII)
 _COMM = re.compile(r"\AD\t(.*)\tprocs: ([0-9,]*)\Z")
 
 # Line type -> (category, origin, what)
