@@ -361,6 +361,20 @@ CASES["sizes and options (item 7)"] = [
      "{d}/r.json: category 'p2p': entries must be a list of [sender, receiver, count, bytes]"),
 ]
 
+EMPTY_PROF = ("empty file: every .prof file has at least a header line (the monitor's, Open "
+              "MPI's and MPI_M_flush's): was the run killed while writing it?")
+FLUSH_HEADER = "# MPI_M_flush: session rank %d of 2\n"
+
+CASES["empty per-rank files (item 8)"] = [
+    ("the one .prof file given is empty", {"a.0.prof": ""}, ["summary", "{d}/a.0.prof"],
+     "{d}/a.0.prof: " + EMPTY_PROF),
+    ("rank 1's .prof file of two is empty",
+     {"a.0.prof": FLUSH_HEADER % 0 + "E\t0\t1\t8 bytes\t1 msgs sent\n", "a.1.prof": ""},
+     ["heatmap", "{d}/a", "-o", "{d}/h.png"], "{d}/a.1.prof: " + EMPTY_PROF),
+    ("an empty .prof file in a directory", {"a.0.prof": FLUSH_HEADER % 0, "a.1.prof": ""},
+     ["html", "{d}", "-o", "{d}/h.html"], "{d}/a.1.prof: " + EMPTY_PROF),
+]
+
 
 class BadInputs(common.Case):
     counts = collections.Counter()
@@ -492,6 +506,18 @@ class LinearParsing(common.Case):
                     parsed, size = self.measure(make(k))
                     self.assertLessEqual(parsed, 2 * size, "%s: %d bytes parsed for a %d-byte "
                                          "array" % (shape, parsed, size))
+
+
+class FlushFiles(common.Case):
+    def test_a_flush_without_traffic_is_read_as_no_traffic(self):
+        # What MPI_M_flush writes for a session with no traffic of the kinds asked for.
+        for r in range(2):
+            with open(self.path("quiet.%d.prof" % r), "w") as f:
+                f.write(FLUSH_HEADER % r)
+        out, _ = self.ok("summary", self.path("quiet"))
+        self.assertIn("Top talkers (application bytes, all categories)\nnone: no application "
+                      "traffic\n", out)
+        self.assertIn(", 2 ranks\n", out)
 
 
 class MathText(common.Case):

@@ -101,7 +101,11 @@ def _read_one(path, rank, n, cols, hist):
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise ReportError("not text (byte %d): not a .prof file" % e.start, path)
-    if text and not text.endswith("\n"):
+    if not text:
+        raise ReportError("empty file: every .prof file has at least a header line (the "
+                          "monitor's, Open MPI's and MPI_M_flush's): was the run killed "
+                          "while writing it?", path)
+    if not text.endswith("\n"):
         raise ReportError("the last line has no end: the file is truncated (was the run "
                           "killed while writing it?)", path, text.count("\n") + 1)
     have_hist = False
