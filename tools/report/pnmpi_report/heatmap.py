@@ -104,13 +104,46 @@ def aggregate(run, matrix, max_cells, by_node):
             None, [])
 
 
-def si_number(v):
+def si_number(v, digits=3):
     """1, 10, 100, 1k, ... 1E: the labels of a logarithmic colour bar."""
     for unit, scale in (("E", 1e18), ("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6),
                         ("k", 1e3)):
         if v >= scale:
-            return "%g%s" % (float("%.3g" % (v / scale)), unit)
-    return "%g" % float("%.3g" % v)
+            return "%s%s" % (_significant(v / scale, digits), unit)
+    return _significant(v, digits)
+
+
+def _significant(v, digits):
+    return ("%.*g" % (digits, v)) if v < 10 ** digits else "%d" % round(v)
+
+
+def si_labels(ticks):
+    """The labels of `ticks`, with the fewest digits (3 to 7) that tell them all apart."""
+    for digits in range(3, 8):
+        labels = [si_number(v, digits) for v in ticks]
+        if len(set(labels)) == len(labels):
+            return labels
+    return labels
+
+
+def colour_bar_ticks(vmin, vmax):
+    """Labelled values of a logarithmic colour bar from vmin to vmax: both ends, and between
+    them the powers of ten, or 1-2-5 steps when the range spans less than two decades (the
+    default locator labels none at all inside one decade)."""
+    lo, hi = math.floor(math.log10(vmin)), math.ceil(math.log10(vmax))
+    steps = (1,) if hi - lo >= 3 else (1, 2, 5)
+    inner = [m * 10.0 ** e for e in range(lo, hi + 1) for m in steps
+             if vmin < m * 10.0 ** e < vmax]
+    if len(inner) > 8:
+        inner = inner[::int(math.ceil(len(inner) / 8.0))]
+    ticks = [vmin]
+    for v in inner + [vmax]:
+        # Ends win over the inner values too close to them to be read apart.
+        if v / ticks[-1] >= 1.5 or v == vmax:
+            if v == vmax and len(ticks) > 1 and vmax / ticks[-1] < 1.5:
+                ticks.pop()
+            ticks.append(v)
+    return ticks
 
 
 def render(run, selection, metric, size, max_cells=DEFAULT_MAX_CELLS, by_node=False,
@@ -119,7 +152,7 @@ def render(run, selection, metric, size, max_cells=DEFAULT_MAX_CELLS, by_node=Fa
     matplotlib = matplotlib_agg()
     from matplotlib.colors import LogNorm
     from matplotlib.figure import Figure
-    from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter
+    from matplotlib.ticker import FixedFormatter, FixedLocator, MaxNLocator, NullFormatter
 
     cats = run.select(selection)
     matrix = run.matrix(selection, metric)
@@ -152,8 +185,10 @@ def render(run, selection, metric, size, max_cells=DEFAULT_MAX_CELLS, by_node=Fa
     ax.set_ylim(hi, lo)
     bar = fig.colorbar(image, cax=cax)
     # Plain labels: math text is off (plotting.py), so the default 10^k formulas would show
-    # as TeX source.
-    bar.ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: si_number(v)))
+    # as TeX source. The ticks always include the least and the most value drawn.
+    ticks = colour_bar_ticks(norm.vmin, norm.vmax)
+    bar.ax.yaxis.set_major_locator(FixedLocator(ticks))
+    bar.ax.yaxis.set_major_formatter(FixedFormatter(si_labels(ticks)))
     bar.ax.yaxis.set_minor_formatter(NullFormatter())
     bar.set_label("%s per %s pair (log scale)"
                                            % ("bytes" if metric == "bytes" else "messages",
@@ -166,8 +201,8 @@ def render(run, selection, metric, size, max_cells=DEFAULT_MAX_CELLS, by_node=Fa
     if labels is not None and g <= 40:
         ax.set_xticks(range(g))
         ax.set_yticks(range(g))
-        ax.set_xticklabels(labels, rotation=90 if max(len(x) for x in labels) > 6 else 0,
-                           fontsize=8)
+        upright = g * max(len(x) for x in labels) <= 48
+        ax.set_xticklabels(labels, rotation=0 if upright else 90, fontsize=8)
         ax.set_yticklabels(labels, fontsize=8)
     elif g <= 32 and unit == "rank":
         ax.set_xticks(range(g))

@@ -153,13 +153,15 @@ def inter_node_bytes(matrix, node_of):
 
 
 def apply_assumed_hosts(run, args):
-    """With --nodes/--hostfile, a run without host names is given the natural placement."""
+    """With --nodes/--hostfile, the run is given the natural placement on those nodes: for
+    inputs without host names, and over recorded ones ("what would this run send between
+    nodes on 16 nodes?"), labelled as assumed either way."""
     nodes = nodes_from_args(args)
     if nodes is None:
         return
-    if run.hosts is not None:
-        raise ReportError("%s names the host of every rank already: --nodes and --hostfile "
-                          "are for inputs that do not" % run.source)
     node_of = natural_placement(nodes, run.world_size)
+    if run.hosts is not None:
+        run.notes.append("hosts assumed (%s, ranks filling the nodes in order) in place of "
+                         "the %d hosts the run recorded" % (nodes.origin, len(set(run.hosts))))
     run.hosts = [nodes.names[k] for k in node_of]
     run.hosts_assumed = True
