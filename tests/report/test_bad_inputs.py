@@ -36,12 +36,24 @@ def v2_raw(entries_text, hosts='["a", "b"]'):
             ' "entries": %s}}}\n' % (hosts, entries_text))
 
 
+def in_process(args):
+    """(status, stdout, stderr) of pnmpi-report's main() called here: what the command
+    prints, without starting Python and numpy for each of the many cases."""
+    import contextlib
+    import io
+    from pnmpi_report import cli
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = cli.main(args)
+    return status, out.getvalue(), err.getvalue()
+
+
 def run_limited(args, opts):
     """(status, stdout, stderr) of pnmpi-report ARGS; opts: 'fsize' (RLIMIT_FSIZE in bytes,
     a disk that fills: Python ignores SIGXFSZ, so a write fails with EFBIG), 'stdout' (a
-    file to write stdout to, such as /dev/full)."""
-    if not opts.get("fsize") and not opts.get("stdout"):
-        return common.run(*args)
+    file to write stdout to, such as /dev/full), 'archive' (an OTF2 archive is read)."""
+    if not opts.get("fsize") and not opts.get("stdout") and "archive" not in opts:
+        return in_process(args)  # OTF2 keeps state between archives: traces run apart
 
     def limit():
         if opts.get("fsize"):
@@ -373,6 +385,31 @@ CASES["empty per-rank files (item 8)"] = [
      ["heatmap", "{d}/a", "-o", "{d}/h.png"], "{d}/a.1.prof: " + EMPTY_PROF),
     ("an empty .prof file in a directory", {"a.0.prof": FLUSH_HEADER % 0, "a.1.prof": ""},
      ["html", "{d}", "-o", "{d}/h.html"], "{d}/a.1.prof: " + EMPTY_PROF),
+]
+
+ARCHIVE = {"archive": (None, None)}
+CASES["timeline window and ranks (item 15)"] = [
+    ("--from -1", otf2_archive, ["timeline", "{d}", "-o", "{d}/t.png", "--from", "-1"],
+     "--from must be a time in seconds, 0 or more, not -1", ARCHIVE),
+    ("--to nan", otf2_archive, ["timeline", "{d}", "-o", "{d}/t.png", "--to", "nan"],
+     "--to must be a time in seconds, 0 or more, not nan", ARCHIVE),
+    ("--from after --to", otf2_archive,
+     ["timeline", "{d}", "-o", "{d}/t.png", "--from", "2", "--to", "1"],
+     "--from (2 s) must be before --to (1 s)", ARCHIVE),
+    ("--from past the end", otf2_archive, ["timeline", "{d}", "-o", "{d}/t.png", "--from", "5"],
+     "{d}: --from 5 s is past the end of the trace (0.000001 s)", ARCHIVE),
+    ("--ranks of another trace", otf2_archive,
+     ["timeline", "{d}", "-o", "{d}/t.png", "--ranks", "0-3"],
+     "--ranks: rank 3 is not in the trace (ranks 0 to 0)", ARCHIVE),
+    ("--ranks not a list", otf2_archive,
+     ["timeline", "{d}", "-o", "{d}/t.png", "--ranks", "0-x"],
+     "--ranks must be ranks and ranges such as 0-3,8, not '0-x'", ARCHIVE),
+    ("--ranks backwards", otf2_archive,
+     ["timeline", "{d}", "-o", "{d}/t.png", "--ranks", "3-1"],
+     "--ranks: the range 3-1 runs backwards", ARCHIVE),
+    ("--ranks of 10^11 ranks", otf2_archive,
+     ["timeline", "{d}", "-o", "{d}/t.png", "--ranks", "0-99999999999"],
+     "--ranks must be ranks and ranges such as 0-3,8, not '0-99999999999'", ARCHIVE),
 ]
 
 
