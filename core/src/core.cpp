@@ -145,7 +145,8 @@ void Core::load() {
     m_bottom[id] = reinterpret_cast<std::uintptr_t>(pnmpi_pmpi_table[id]);
   m_bottom[PNMPI_ID_MPI_Pcontrol] = reinterpret_cast<std::uintptr_t>(&XMPI_Pcontrol);
 
-  const std::optional<std::string> path = find_config_file(ConfigSearch::from_environment());
+  const ConfigSearch config_search = ConfigSearch::from_environment();
+  const std::optional<std::string> path = find_config_file(config_search);
   if (!path) {
     // No banner without a configuration (PnMPI prints "No modules loaded." even then): a
     // site that preloads pnmpi for every job must not add a line to every job's output.
@@ -167,8 +168,8 @@ void Core::load() {
   search.libdir = own_library_directory();
   m_plan = plan_layers(*path, module_search_path(search), Core::routines());
   const Config &config = m_plan.config;
-  debug(1, "configuration " + *path + ": " + std::to_string(config.modules.size()) +
-               " module line(s)");
+  debug(1, "configuration " + describe_config_file(*path, config_search) + ": " +
+               std::to_string(config.modules.size()) + " module line(s)");
   if (debug_level() >= 2) {
     std::string dirs;
     for (const std::string &d : m_plan.search_path)
