@@ -492,7 +492,7 @@ class TopZero(common.Case):
         self.assertIn("Top talkers (application bytes, all categories)\nnone listed "
                       "(--top 0)\n", out)
         out, _ = self.ok("summary", path, "--top", "1")
-        self.assertIn("from  to  bytes        messages\n0      1     10  10 B         1\n"
+        self.assertIn("from  to  bytes  rounded  messages\n0      1     10     10 B         1\n"
                       "\nNodes", out)
         other = self.path("o.json")
         with open(other, "w") as f:

@@ -34,6 +34,9 @@ def run(args):
     return 0
 
 
+ROUNDED = "rounded"  # the header of the column beside an exact byte count
+
+
 def _table(header, rows):
     rows = [[printable(x) for x in row] for row in rows]
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
@@ -50,18 +53,18 @@ def render_text(s):
     for n in s["notes"]:
         t += "note: %s\n" % printable(n)
     t += "\nPer category\n"
-    t += _table(["category", "origin", "messages", "bytes", "", "pairs"],
+    t += _table(["category", "origin", "messages", "bytes", ROUNDED, "pairs"],
                 [[c["name"], c["origin"], c["messages"], c["bytes"], human_bytes(c["bytes"]),
                   c["pairs"]] for c in s["categories"]])
     t += "\nBy origin\n"
-    t += _table(["origin", "messages", "bytes", ""],
+    t += _table(["origin", "messages", "bytes", ROUNDED],
                 [[o, v["messages"], v["bytes"], human_bytes(v["bytes"])]
                  for o, v in sorted(s["origins"].items())])
     t += "\nTop talkers (application bytes, all categories)\n"
     if s["top"] == 0:
         t += "none listed (--top 0)\n"
     elif s["top_talkers"]:
-        t += _table(["from", "to", "bytes", "", "messages"],
+        t += _table(["from", "to", "bytes", ROUNDED, "messages"],
                     [[p["from"], p["to"], p["bytes"], human_bytes(p["bytes"]), p["messages"]]
                      for p in s["top_talkers"]])
     else:
