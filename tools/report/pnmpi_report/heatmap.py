@@ -71,6 +71,7 @@ def run(args):
     if fmt not in ("png", "svg"):
         raise ReportError("the picture's name must end in .png or .svg", out)
     size = parse_size(args.size)
+    check_max_cells(args.max_cells)
     placement.check_node_arguments(args)
     r = inputs.load_run(args.run)
     placement.apply_assumed_hosts(r, args)
@@ -80,6 +81,11 @@ def run(args):
     return 0
 
 
+def check_max_cells(max_cells):
+    if not 2 <= max_cells <= 4096:
+        raise ReportError("--max-cells must be 2 to 4096, not %d" % max_cells)
+
+
 def aggregate(run, matrix, max_cells, by_node):
     """(matrix to draw, axis description, labels or None, boundaries in cell units)."""
     n = run.world_size
@@ -87,8 +93,7 @@ def aggregate(run, matrix, max_cells, by_node):
     if by_node and groups is None:
         raise ReportError("--by-node needs the hosts of the ranks: %s does not name them "
                           "(give --nodes or --hostfile)" % run.source)
-    if not 2 <= max_cells <= 4096:
-        raise ReportError("--max-cells must be 2 to 4096, not %d" % max_cells)
+    check_max_cells(max_cells)
     if groups is not None and (by_node or (n > max_cells and len(groups[1]) <= max_cells)):
         g, names = groups
         return matrix.grouped(g, len(names)), "node", names, []

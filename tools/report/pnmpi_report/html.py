@@ -52,6 +52,7 @@ def run(args):
     if not args.output.lower().endswith((".html", ".htm")):
         raise ReportError("the report's name must end in .html", args.output)
     options.count(args.top, "--top")
+    heatmap.check_max_cells(args.max_cells)
     placement.check_node_arguments(args)
     r = inputs.load_run(args.run)
     placement.apply_assumed_hosts(r, args)
