@@ -94,6 +94,7 @@ def run(args):
     if d["nodes"]:
         nd = d["nodes"]
         print("\nBytes between nodes (%s): A %d on %d hosts, B %d on %d hosts (%+d)" % (
-            printable(args.category), nd["a_between"], nd["a_hosts"], nd["b_between"], nd["b_hosts"],
+            printable(args.category), nd["a_between"], nd["a_hosts"], nd["b_between"],
+            nd["b_hosts"],
             nd["b_between"] - nd["a_between"]))
     return 0

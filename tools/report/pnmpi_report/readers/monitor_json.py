@@ -297,7 +297,8 @@ def _to_run(doc, path):
     _need(fmt == FORMAT_NAME, "not the monitor's JSON (format %r, expected %r)"
           % (fmt, FORMAT_NAME), path)
     version = doc.get("version")
-    _need(type(version) is int and version in (1, 2), "version %r of the monitor's JSON is not known to this "
+    _need(type(version) is int and version in (1, 2),
+          "version %r of the monitor's JSON is not known to this "
           "pnmpi-report (it reads 1 and 2): use the pnmpi-report of the pnmpi that wrote it"
           % (version,), path)
     n = doc.get("world_size")
