@@ -294,6 +294,28 @@ int parse_options(int argc, char **argv, Settings &settings) {
   return i;
 }
 
+/// Whether this process is the first rank of its job, as far as the launcher says (or not
+/// under a launcher at all): one line per job, not one per rank.
+bool first_rank() {
+  for (const char *var : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
+    if (const char *v = std::getenv(var); v != nullptr && *v != '\0')
+      return std::strcmp(v, "0") == 0;
+  return true;
+}
+
+/// A ./.pnmpi-conf that no one named changes what the job does: say that it is taken.
+void name_implicit_config(const Settings &settings) {
+  const char *named = std::getenv("PNMPI_CONF");
+  struct stat st;
+  if (!settings.config.empty() || (named != nullptr && *named != '\0') || settings.silent ||
+      ::stat(".pnmpi-conf", &st) != 0 || !S_ISREG(st.st_mode) || !first_rank())
+    return;
+  const std::string here = absolute("."); // the working directory + "/."
+  std::cerr << g_name << ": configuration ./.pnmpi-conf in the working directory "
+            << here.substr(0, here.size() - 2)
+            << " (found there: neither PNMPI_CONF nor -c names a configuration)\n";
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -307,6 +329,7 @@ int main(int argc, char **argv) {
     usage_error("no program to run");
 
   const std::string library = find_library();
+  name_implicit_config(settings);
   if (!settings.config.empty()) {
     struct stat st;
     if (::stat(settings.config.c_str(), &st) != 0 || !S_ISREG(st.st_mode))

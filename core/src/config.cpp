@@ -540,6 +540,19 @@ std::optional<std::string> find_site_config(const SiteSearch &search) {
   return std::nullopt;
 }
 
+std::string describe_config_file(const std::string &path, const ConfigSearch &search) {
+  if (search.named != nullptr)
+    return path;
+  if (path == ".pnmpi-conf") {
+    char cwd[4096];
+    const std::string where = ::getcwd(cwd, sizeof cwd) != nullptr ? cwd : "?";
+    return "./.pnmpi-conf in the working directory " + where +
+           " (found there: neither PNMPI_CONF nor pnmpi-run -c names a configuration)";
+  }
+  return path + " (found in the home directory: neither PNMPI_CONF nor pnmpi-run -c names a "
+                "configuration, and the working directory has no .pnmpi-conf)";
+}
+
 bool unsafe_allowed() {
   const char *env = std::getenv("PNMPI_ALLOW_UNSAFE");
   return env != nullptr && std::strcmp(env, "1") == 0;

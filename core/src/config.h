@@ -157,6 +157,10 @@ struct ConfigSearch {
 /// ~/.pnmpi-conf exists but is not a regular file.
 std::optional<std::string> find_config_file(const ConfigSearch &search);
 
+/// `path` (what find_config_file returned) for messages: a file found without being named
+/// says where it was found and why it was taken, since a stray ./.pnmpi-conf changes a job.
+std::string describe_config_file(const std::string &path, const ConfigSearch &search);
+
 /// Whether PNMPI_ALLOW_UNSAFE=1 turns check_trusted() off.
 bool unsafe_allowed();
 

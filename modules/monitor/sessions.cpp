@@ -223,7 +223,10 @@ int api_flush(int msid, const char *filename, int flags) {
   if (filename == nullptr || *filename == '\0')
     return MPI_M_INVALID_ARG;
   try {
-    std::string text;
+    // A header line always: a session without traffic writes a file that says so, and an
+    // empty file is one that was cut (pnmpi-report refuses those).
+    std::string text = "# MPI_M_flush: session rank " + std::to_string(v.rank) + " of " +
+                       std::to_string(v.worlds.size()) + "\n";
     const char *types[kKinds] = {"E", "C", "S", "R"};
     const int selects[kKinds] = {MPI_M_P2P_ONLY, MPI_M_COLL_ONLY, MPI_M_OSC_ONLY, MPI_M_OSC_ONLY};
     for (unsigned k = 0; k < kKinds; ++k) {

@@ -917,8 +917,12 @@ PNMPI_EXPORT int MPI_Finalize(void) {
   PMPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, g.comm);
   if (failed)
     report("rank " + std::to_string(g.rank) + ": " + error);
-  if (g.rank == 0 && !any)
+  if (g.rank == 0 && !any) {
     std::remove((g.output + "/INCOMPLETE").c_str());
+    // Every rank has replayed and removed its spill files (the Allreduce above): raw/ goes
+    // unless something else is in it.
+    ::rmdir((g.output + "/raw").c_str());
+  }
   PMPI_Comm_free(&g.comm);
   PMPI_Group_free(&g.world_group);
   return PMPI_Finalize();

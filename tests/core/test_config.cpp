@@ -208,6 +208,24 @@ TEST_F(ConfigDiscovery, OrderIsEnvThenCwdThenHome) {
   EXPECT_EQ(find_config_file(ConfigSearch::from_environment()), m_dir + "/explicit.conf");
 }
 
+TEST_F(ConfigDiscovery, AFileFoundWithoutBeingNamedSaysWhereAndWhy) {
+  touch(".pnmpi-conf");
+  const ConfigSearch search = ConfigSearch::from_environment();
+  EXPECT_EQ(describe_config_file(*find_config_file(search), search),
+            "./.pnmpi-conf in the working directory " + m_dir +
+                "/cwd (found there: neither PNMPI_CONF nor pnmpi-run -c names a configuration)");
+  ::unlink(".pnmpi-conf");
+  touch(m_dir + "/home/.pnmpi-conf");
+  EXPECT_EQ(describe_config_file(*find_config_file(search), search),
+            m_dir + "/home/.pnmpi-conf (found in the home directory: neither PNMPI_CONF nor "
+                    "pnmpi-run -c names a configuration, and the working directory has no "
+                    ".pnmpi-conf)");
+  touch(m_dir + "/explicit.conf");
+  ::setenv("PNMPI_CONF", (m_dir + "/explicit.conf").c_str(), 1);
+  const ConfigSearch named = ConfigSearch::from_environment();
+  EXPECT_EQ(describe_config_file(*find_config_file(named), named), m_dir + "/explicit.conf");
+}
+
 TEST_F(ConfigDiscovery, MissingFileNamedByEnvIsAnError) {
   ::setenv("PNMPI_CONF", "/nonexistent/x.conf", 1);
   try {

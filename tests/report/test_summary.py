@@ -93,8 +93,13 @@ class Summary(common.Case):
                           {"bin": 7, "label": "64 B+", "messages": 3}])
         out, _ = self.ok("summary", self.path("p"), "--hostfile", self.hostfile())
         self.assertIn("(assumed: natural placement)", out)
-        self.fails("names the host of every rank already", "summary", self.path("run.json"),
-                   "--nodes", "2x3")
+        # Over recorded hosts: the placement asked for, labelled as assumed.
+        out, _ = self.ok("summary", self.path("run.json"), "--nodes", "3x2")
+        self.assertIn("note: hosts assumed (--nodes 3x2, ranks filling the nodes in order) in "
+                      "place of the 2 hosts the run recorded\n", out)
+        self.assertIn("\n3 hosts (assumed: natural placement); application bytes inside nodes",
+                      out)
+        self.assertIn("\nnode2      2     500       640          400\n", out)
         self.fails("6 ranks do not fit into 4 slots", "summary", self.path("v1.json"),
                    "--nodes", "2x2")
         self.fails("--nodes must be NxC", "summary", self.path("v1.json"), "--nodes", "2y3")

@@ -412,6 +412,31 @@ TEST(Run, SetsTheEnvironmentAndExecutesTheProgram) {
   EXPECT_TRUE(has("LD_PRELOAD=" + library())) << r.out;
 }
 
+TEST(Run, NamesAnImplicitConfigurationOnTheFirstRankOnly) {
+  const std::string dir = std::string(PNMPI_TEST_SCRATCH_DIR) + "/tools.implicit-conf";
+  ::mkdir(dir.c_str(), 0755);
+  std::ofstream(dir + "/.pnmpi-conf") << "module api_probe\n";
+  const std::vector<std::string> sh = {"/bin/sh", "-c", "cd '" + dir + "' && exec \"$0\" \"$@\"",
+                                       TOOLS_TEST_RUN};
+  auto in_dir = [&](std::vector<std::string> args, std::map<std::string, std::string> env) {
+    args.insert(args.begin(), sh.begin(), sh.end());
+    env.emplace("PNMPI_CONF", "");
+    for (const char *var : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
+      env.emplace(var, "");
+    return run(args, env, 60);
+  };
+  const RunResult r = in_dir({"/bin/true"}, {});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.err, "pnmpi-run: configuration ./.pnmpi-conf in the working directory " + dir +
+                       " (found there: neither PNMPI_CONF nor -c names a configuration)\n");
+  EXPECT_EQ(in_dir({"/bin/true"}, {{"PMI_RANK", "0"}}).err, r.err);
+  EXPECT_EQ(in_dir({"/bin/true"}, {{"PMI_RANK", "1"}}).err, "");
+  EXPECT_EQ(in_dir({"/bin/true"}, {{"OMPI_COMM_WORLD_RANK", "3"}}).err, "");
+  EXPECT_EQ(in_dir({"-c", ".pnmpi-conf", "/bin/true"}, {}).err, "");
+  EXPECT_EQ(in_dir({"/bin/true"}, {{"PNMPI_CONF", dir + "/.pnmpi-conf"}}).err, "");
+  EXPECT_EQ(in_dir({"-q", "/bin/true"}, {}).err, "");
+}
+
 TEST(Run, PrependsToAnExistingPreloadOnce) {
   const RunResult r = run_tool({"/usr/bin/env"}, {{"LD_PRELOAD", library() + " /lib/none.so"}});
   ASSERT_EQ(r.exit_code, 0) << describe(r);

@@ -671,6 +671,11 @@ TEST(MonitorSessions, EveryTransitionAndErrorCode) {
         add(c, r, j, 8);
     EXPECT_EQ(diff(f.lines.count("E") ? f.lines.at("E") : Matrix{}, e), "");
     EXPECT_EQ(diff(f.lines.count("C") ? f.lines.at("C") : Matrix{}, c), "");
+    const std::string header =
+        "# MPI_M_flush: session rank " + std::to_string(r) + " of " + std::to_string(N) + "\n";
+    EXPECT_EQ(read_text(dir + "/flush." + std::to_string(r) + ".prof").rfind(header, 0), 0u);
+    // Nothing to write: the header alone, never an empty file.
+    EXPECT_EQ(read_text(dir + "/quiet." + std::to_string(r) + ".prof"), header);
   }
   // MPI_M_rootflush on root 0: the matrices, row = sender.
   std::string counts, sizes;

@@ -107,6 +107,53 @@ class Timeline(unittest.TestCase):
                 self.assertEqual(image.getpixel((x, y)), (255, 255, 255))
 
 
+    def test_default_window_starts_at_the_first_call_after_the_last_init(self):
+        t = Trace(path="/x/traces.otf2", ranks=2, hosts=["a", "a"], start=0.0, end=1.0)
+        t.regions += [Region(0, 0, "MPI_Init", "env", 0.0, 0.1),
+                      Region(1, 0, "MPI_Init", "env", 0.0, 0.2),
+                      Region(0, 0, "MPI_Send", "p2p", 0.12, 0.13),  # rank 1 still in Init
+                      Region(1, 0, "MPI_Barrier", "coll", 0.3, 0.35),
+                      Region(0, 0, "MPI_Barrier", "coll", 0.31, 0.35),
+                      Region(0, 0, "MPI_Finalize", "env", 0.9, 1.0),
+                      Region(1, 0, "MPI_Finalize", "env", 0.8, 1.0)]
+        start, end = timeline.time_range(t)
+        self.assertAlmostEqual(start, 0.3 - 0.006)  # 1% of (0.9 - 0.3) each side
+        self.assertAlmostEqual(end, 0.9 + 0.006)
+        start, end = timeline.time_range(t, window=(0.5, 0.6))
+        self.assertAlmostEqual(start, 0.5 - 0.001)
+        self.assertAlmostEqual(end, 0.6 + 0.001)
+        start, end = timeline.time_range(t, window=(None, 0.4))
+        self.assertAlmostEqual(start, 0.3 - 0.001)
+        self.assertEqual(timeline.time_range(t, whole=True), (-0.01, 1.01))
+
+    def test_a_rank_subset_gets_one_row_each(self):
+        from PIL import Image
+        t = Trace(path="/x/traces.otf2", ranks=4, hosts=["a"] * 4, start=0.0, end=1.0)
+        for rank, cls in enumerate(("p2p", "coll", "io", "rma")):
+            t.regions.append(Region(rank, 0, "MPI_X", cls, 0.2, 0.8))
+        t.messages += [message(1, 3, 8, 0.1), message(0, 1, 8, 0.1)]
+        with tempfile.TemporaryDirectory() as d:
+            png = os.path.join(d, "t.png")
+            timeline.draw(t, png, whole=True, only=[1, 3])
+            image = Image.open(png).convert("RGB")
+            w, h = timeline.figure_size(2)
+            self.assertEqual(image.size, (int(w * timeline.DPI), int(h * timeline.DPI)))
+            for row, cls in ((0, "coll"), (1, "rma")):
+                x, y = timeline.pixel_of(0.5, row, 2, -0.01, 1.01)
+                want = tuple(int(timeline.COLOURS[cls][i:i + 2], 16) for i in (1, 3, 5))
+                self.assertEqual(image.getpixel((x, y)), want, (row, cls))
+            left, bottom, bw, bh = timeline.axes_box(2)  # the plot, not the legend
+            box = (int(left * image.size[0]) + 2, int((1 - bottom - bh) * image.size[1]) + 2,
+                   int((left + bw) * image.size[0]) - 2, int((1 - bottom) * image.size[1]) - 2)
+            colours = {c for _, c in image.crop(box).getcolors(1 << 20)}
+            self.assertIn((0, 0, 0), colours)  # the message from rank 1 to rank 3
+            for cls in ("p2p", "io"):  # ranks 0 and 2 are not drawn
+                self.assertNotIn(tuple(int(timeline.COLOURS[cls][i:i + 2], 16)
+                                       for i in (1, 3, 5)), colours, cls)
+        self.assertEqual(timeline.parse_ranks("0-2, 3", 4), [0, 1, 2, 3])
+        self.assertEqual(timeline.parse_ranks("3,1", 4), [1, 3])
+
+
 class Reader(unittest.TestCase):
     def test_refusals_name_the_problem(self):
         with tempfile.TemporaryDirectory() as d:

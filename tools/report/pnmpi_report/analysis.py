@@ -38,6 +38,7 @@ def summarize(run, top=10):
         o["bytes"] += c.bytes.total()
     app_bytes = run.matrix("app", "bytes")
     app_counts = run.matrix("app", "counts")
+    s["top"] = top
     s["top_talkers"] = top_pairs(app_bytes, app_counts, top)
 
     sent = sent_matrix(run).row_sums()

@@ -6,10 +6,11 @@ import io
 
 import numpy as np
 
+from .plotting import matplotlib_agg
+
 
 def _figure(size):
-    import matplotlib
-    matplotlib.use("Agg")
+    matplotlib_agg()
     from matplotlib.figure import Figure
     fig = Figure(figsize=(size[0] / 100.0, size[1] / 100.0), dpi=100)
     fig.patch.set_facecolor("white")
@@ -24,6 +25,7 @@ def _png(fig):
 
 def per_rank(values, title, ylabel, size=(900, 320)):
     fig = _figure(size)
+    from matplotlib.ticker import MaxNLocator
     ax = fig.add_subplot(111)
     x = np.arange(len(values))
     if len(values) <= 256:
@@ -33,6 +35,7 @@ def per_rank(values, title, ylabel, size=(900, 320)):
     mean = float(np.mean(values)) if len(values) else 0.0
     ax.axhline(mean, color="#d62728", linewidth=1, label="mean")
     ax.set_xlabel("rank")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # no rank 0.5
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
     ax.legend(loc="upper right", fontsize=8)

@@ -19,9 +19,10 @@ operations the check is looking for do not drag the model towards themselves.
 
 import json
 import statistics
-import sys
 
 from . import trace_reader, waitstates
+from .errors import ReportError
+from .text import printable
 
 HELP = ("list MPI transfers and I/O operations much slower than a model fitted to the trace, "
         "the wait states and the ranks that caused them")
@@ -197,18 +198,15 @@ def transfer_model(trace):
 
 
 def run(args):
-    if args.factor <= 1:
-        print("pnmpi-report check: --factor must be more than 1", file=sys.stderr)
-        return 2
+    if not 1 < args.factor < float("inf"):
+        raise ReportError(f"--factor must be a number more than 1, not {args.factor:g}")
+    if not 0 <= args.min_excess < float("inf"):
+        raise ReportError(f"--min-excess must be a number of seconds, 0 or more, not "
+                          f"{args.min_excess:g}")
     problem = waitstates.check_arguments(args)
     if problem:
-        print(f"pnmpi-report check: {problem}", file=sys.stderr)
-        return 2
-    try:
-        trace = trace_reader.read(args.trace_dir)
-    except trace_reader.TraceError as e:
-        print(f"pnmpi-report check: {e}", file=sys.stderr)
-        return 2
+        raise ReportError(problem)
+    trace = trace_reader.read(args.trace_dir)
     analysis = waitstates.analyse(trace, transfer_model(trace), args.clock_error)
     named = analysis.causes(args.min_wait, args.min_share)
     status = 1 if named else 0
@@ -220,10 +218,8 @@ def run(args):
                           "status": status}, indent=1, sort_keys=True))
         return status
     models, lines = check(trace, args.factor, args.min_excess)
-    for line in models:
-        print(line)
-    for line in lines:
-        print(line)
+    for line in models + lines:
+        print(printable(line))
     if lines:
         print(f"{len(lines)} line(s) of operations slower than {args.factor:g}x the model")
         status = 1

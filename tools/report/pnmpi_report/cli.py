@@ -10,6 +10,7 @@ import sys
 import traceback
 
 from .errors import ReportError
+from .text import printable
 
 SUBCOMMANDS = ["summary", "heatmap", "html", "diff", "reorder", "timeline", "check", "site"]
 
@@ -29,12 +30,24 @@ def build_parser():
     return parser
 
 
+def _silence_stdout():
+    """What is left in stdout's buffer would fail again at exit, with a second message."""
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, sys.stdout.fileno())
+        os.close(fd)
+    except (OSError, ValueError):
+        pass
+
+
 def main(argv):
     try:
         args = build_parser().parse_args(argv)
-        return args._run(args)
+        status = args._run(args)
+        sys.stdout.flush()
+        return status
     except ReportError as e:
-        sys.stderr.write("pnmpi-report: %s\n" % e)
+        sys.stderr.write("pnmpi-report: %s\n" % printable(e))
         return 2
     except KeyboardInterrupt:
         sys.stderr.write("pnmpi-report: interrupted\n")
@@ -43,6 +56,14 @@ def main(argv):
         # The reader of our output went away (`| head`): not an error of ours.
         sys.stderr.close()
         return 0
+    except OSError as e:
+        # Writing the tables to a full disk or a closed terminal (files are written by
+        # output.write_atomic, whose errors are ReportErrors).
+        _silence_stdout()
+        sys.stderr.write("pnmpi-report: %s: cannot write: %s\n" % (
+            printable(e.filename) if e.filename else "standard output",
+            e.strerror or printable(e)))
+        return 2
     except MemoryError:
         sys.stderr.write("pnmpi-report: out of memory\n")
         return 2
@@ -51,5 +72,5 @@ def main(argv):
             traceback.print_exc()
         sys.stderr.write("pnmpi-report: internal error: %s: %s (please report it with the "
                          "command line; PNMPI_REPORT_DEBUG=1 prints where)\n"
-                         % (type(e).__name__, e))
+                         % (type(e).__name__, printable(e)))
         return 3

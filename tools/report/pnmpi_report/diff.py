@@ -6,8 +6,9 @@ import json
 
 import numpy as np
 
-from . import inputs, placement
+from . import inputs, options, placement
 from .model import Sparse, human_bytes
+from .text import printable
 
 HELP = "compare two runs: totals per category, the pairs that changed most, node traffic"
 
@@ -38,7 +39,7 @@ def compare(a, b, selection="app", top=10):
         neg = Sparse.build(n, np.concatenate((ma.src, mb.src)),
                                  np.concatenate((ma.dst, mb.dst)),
                                  np.concatenate((-ma.val, mb.val)))
-        order = np.lexsort((neg.dst, neg.src, -np.abs(neg.val)))[:max(0, top)]
+        order = np.lexsort((neg.dst, neg.src, -np.abs(neg.val)))[:top]
         for i in order:
             s, t = int(neg.src[i]), int(neg.dst[i])
             d["pairs"].append({"from": s, "to": t, "a": ma.get(s, t), "b": mb.get(s, t),
@@ -55,14 +56,15 @@ def compare(a, b, selection="app", top=10):
 
 
 def run(args):
+    options.count(args.top, "--top")
     a = inputs.load_run([args.a])
     b = inputs.load_run([args.b])
     d = compare(a, b, args.category, args.top)
     if args.json:
         print(json.dumps(d, indent=1))
         return 0
-    print("A: %s (%d ranks)\nB: %s (%d ranks)" % (a.source, a.world_size, b.source,
-                                                b.world_size))
+    print("A: %s (%d ranks)\nB: %s (%d ranks)" % (printable(a.source), a.world_size,
+                                                printable(b.source), b.world_size))
     print("\n%-18s %14s %14s %14s %16s %16s %16s" % ("category", "A messages", "B messages",
                                                      "change", "A bytes", "B bytes", "change"))
     for c in d["categories"]:
@@ -74,16 +76,17 @@ def run(args):
                 return "-"
             return "%+d" % (y - x) + (" (%+.1f%%)" % (100.0 * (y - x) / x) if x else "")
         print("%-18s %14s %14s %14s %16s %16s %16s" % (
-            c["name"], cell(c["a_messages"]), cell(c["b_messages"]),
+            printable(c["name"]), cell(c["a_messages"]), cell(c["b_messages"]),
             delta(c["a_messages"], c["b_messages"]), cell(c["a_bytes"]), cell(c["b_bytes"]),
             delta(c["a_bytes"], c["b_bytes"])))
     if a.world_size != b.world_size:
         print("\nPairs: not compared (%d ranks against %d)" % (a.world_size, b.world_size))
     else:
         print("\nPairs (%s bytes) that changed most: %d pairs changed"
-              % (args.category, d["changed_pairs"]))
+              % (printable(args.category), d["changed_pairs"]))
         if not d["pairs"]:
-            print("none: the matrices are equal")
+            print("none listed (--top 0)" if d["changed_pairs"] else
+                  "none: the matrices are equal")
         for p in d["pairs"]:
             print("  %d -> %d: %d -> %d bytes (%+d, %s)" % (
                 p["from"], p["to"], p["a"], p["b"], p["change"],
@@ -91,6 +94,7 @@ def run(args):
     if d["nodes"]:
         nd = d["nodes"]
         print("\nBytes between nodes (%s): A %d on %d hosts, B %d on %d hosts (%+d)" % (
-            args.category, nd["a_between"], nd["a_hosts"], nd["b_between"], nd["b_hosts"],
+            printable(args.category), nd["a_between"], nd["a_hosts"], nd["b_between"],
+            nd["b_hosts"],
             nd["b_between"] - nd["a_between"]))
     return 0

@@ -15,6 +15,8 @@ import numpy as np
 from . import inputs, placement
 from .errors import ReportError
 from .output import write_atomic
+from .plotting import matplotlib_agg
+from .text import printable
 
 HELP = "draw a category's matrix (log colour scale, node boundaries) as PNG or SVG"
 
@@ -69,12 +71,19 @@ def run(args):
     if fmt not in ("png", "svg"):
         raise ReportError("the picture's name must end in .png or .svg", out)
     size = parse_size(args.size)
+    check_max_cells(args.max_cells)
+    placement.check_node_arguments(args)
     r = inputs.load_run(args.run)
     placement.apply_assumed_hosts(r, args)
     data, info = render(r, args.category, args.metric, size, args.max_cells, args.by_node, fmt)
     write_atomic(out, data)
-    print("pnmpi-report: wrote %s (%s)" % (out, info))
+    print("pnmpi-report: wrote %s (%s)" % (printable(out), printable(info)))
     return 0
+
+
+def check_max_cells(max_cells):
+    if not 2 <= max_cells <= 4096:
+        raise ReportError("--max-cells must be 2 to 4096, not %d" % max_cells)
 
 
 def aggregate(run, matrix, max_cells, by_node):
@@ -84,8 +93,7 @@ def aggregate(run, matrix, max_cells, by_node):
     if by_node and groups is None:
         raise ReportError("--by-node needs the hosts of the ranks: %s does not name them "
                           "(give --nodes or --hostfile)" % run.source)
-    if not 2 <= max_cells <= 4096:
-        raise ReportError("--max-cells must be 2 to 4096, not %d" % max_cells)
+    check_max_cells(max_cells)
     if groups is not None and (by_node or (n > max_cells and len(groups[1]) <= max_cells)):
         g, names = groups
         return matrix.grouped(g, len(names)), "node", names, []
@@ -101,14 +109,55 @@ def aggregate(run, matrix, max_cells, by_node):
             None, [])
 
 
+def si_number(v, digits=3):
+    """1, 10, 100, 1k, ... 1E: the labels of a logarithmic colour bar."""
+    for unit, scale in (("E", 1e18), ("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6),
+                        ("k", 1e3)):
+        if v >= scale:
+            return "%s%s" % (_significant(v / scale, digits), unit)
+    return _significant(v, digits)
+
+
+def _significant(v, digits):
+    return ("%.*g" % (digits, v)) if v < 10 ** digits else "%d" % round(v)
+
+
+def si_labels(ticks):
+    """The labels of `ticks`, with the fewest digits (3 to 7) that tell them all apart."""
+    for digits in range(3, 8):
+        labels = [si_number(v, digits) for v in ticks]
+        if len(set(labels)) == len(labels):
+            return labels
+    return labels
+
+
+def colour_bar_ticks(vmin, vmax):
+    """Labelled values of a logarithmic colour bar from vmin to vmax: both ends, and between
+    them the powers of ten, or 1-2-5 steps when the range spans less than two decades (the
+    default locator labels none at all inside one decade)."""
+    lo, hi = math.floor(math.log10(vmin)), math.ceil(math.log10(vmax))
+    steps = (1,) if hi - lo >= 3 else (1, 2, 5)
+    inner = [m * 10.0 ** e for e in range(lo, hi + 1) for m in steps
+             if vmin < m * 10.0 ** e < vmax]
+    if len(inner) > 8:
+        inner = inner[::int(math.ceil(len(inner) / 8.0))]
+    ticks = [vmin]
+    for v in inner + [vmax]:
+        # Ends win over the inner values too close to them to be read apart.
+        if v / ticks[-1] >= 1.5 or v == vmax:
+            if v == vmax and len(ticks) > 1 and vmax / ticks[-1] < 1.5:
+                ticks.pop()
+            ticks.append(v)
+    return ticks
+
+
 def render(run, selection, metric, size, max_cells=DEFAULT_MAX_CELLS, by_node=False,
            fmt="png", title=None):
     """The picture's bytes and a one-line description."""
-    import matplotlib
-    matplotlib.use("Agg")
+    matplotlib = matplotlib_agg()
     from matplotlib.colors import LogNorm
     from matplotlib.figure import Figure
-    from matplotlib.ticker import MaxNLocator
+    from matplotlib.ticker import FixedFormatter, FixedLocator, MaxNLocator, NullFormatter
 
     cats = run.select(selection)
     matrix = run.matrix(selection, metric)
@@ -139,7 +188,14 @@ def render(run, selection, metric, size, max_cells=DEFAULT_MAX_CELLS, by_node=Fa
                       extent=(lo, hi, hi, lo))
     ax.set_xlim(lo, hi)
     ax.set_ylim(hi, lo)
-    fig.colorbar(image, cax=cax).set_label("%s per %s pair (log scale)"
+    bar = fig.colorbar(image, cax=cax)
+    # Plain labels: math text is off (plotting.py), so the default 10^k formulas would show
+    # as TeX source. The ticks always include the least and the most value drawn.
+    ticks = colour_bar_ticks(norm.vmin, norm.vmax)
+    bar.ax.yaxis.set_major_locator(FixedLocator(ticks))
+    bar.ax.yaxis.set_major_formatter(FixedFormatter(si_labels(ticks)))
+    bar.ax.yaxis.set_minor_formatter(NullFormatter())
+    bar.set_label("%s per %s pair (log scale)"
                                            % ("bytes" if metric == "bytes" else "messages",
                                               unit.split(" of ")[0]))
     if not m.val.size:
@@ -150,8 +206,8 @@ def render(run, selection, metric, size, max_cells=DEFAULT_MAX_CELLS, by_node=Fa
     if labels is not None and g <= 40:
         ax.set_xticks(range(g))
         ax.set_yticks(range(g))
-        ax.set_xticklabels(labels, rotation=90 if max(len(x) for x in labels) > 6 else 0,
-                           fontsize=8)
+        upright = g * max(len(x) for x in labels) <= 48
+        ax.set_xticklabels(labels, rotation=0 if upright else 90, fontsize=8)
         ax.set_yticklabels(labels, fontsize=8)
     elif g <= 32 and unit == "rank":
         ax.set_xticks(range(g))

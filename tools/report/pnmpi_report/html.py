@@ -9,22 +9,32 @@ opened on a machine without network."""
 import base64
 import html
 
-from . import analysis, charts, heatmap, inputs, jobview, placement
+from . import analysis, charts, heatmap, inputs, jobview, options, placement
 from .errors import ReportError
 from .model import human_bytes
 from .output import write_atomic
+from .text import printable
 
 HELP = "write one self-contained HTML page: heatmaps, node matrix, tables, histograms"
 
 _STYLE = """
 body { font-family: sans-serif; margin: 2em; color: #222; max-width: 1100px; }
-h1 { font-size: 1.5em; } h2 { font-size: 1.2em; border-bottom: 1px solid #ccc; }
-table { border-collapse: collapse; margin: 0.5em 0 1em 0; }
+h1 { font-size: 1.5em; overflow-wrap: anywhere; }
+h2 { font-size: 1.2em; border-bottom: 1px solid #ccc; }
+p { overflow-wrap: anywhere; }
+div.table { max-width: 100%; overflow-x: auto; margin: 0.5em 0 1em 0; }
+table { border-collapse: collapse; }
 th, td { border: 1px solid #ccc; padding: 2px 8px; }
+th { background: #eee; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-th { background: #eee; } img { max-width: 100%; } .note { color: #8a4b00; }
+td.name { white-space: nowrap; }
+img { max-width: 100%; height: auto; } .note { color: #8a4b00; }
 .small { font-size: 0.9em; color: #555; }
 """
+# Rows of the host table: past this many hosts, those sending most between nodes.
+MAX_HOST_ROWS = 32
+# The column beside an exact byte count: the same number, rounded to KiB, MiB, ...
+ROUNDED = "bytes, rounded"
 
 
 def add_arguments(parser):
@@ -41,16 +51,19 @@ def add_arguments(parser):
 def run(args):
     if not args.output.lower().endswith((".html", ".htm")):
         raise ReportError("the report's name must end in .html", args.output)
+    options.count(args.top, "--top")
+    heatmap.check_max_cells(args.max_cells)
+    placement.check_node_arguments(args)
     job = jobview.load_job(args.run)
-    extra = jobview.render_html(jobview.summarize(job, max(0, args.top))) if job else ""
+    extra = jobview.render_html(jobview.summarize(job, args.top)) if job else ""
     if job is not None and not jobview.has_monitor_output(args.run):
         page = _page(job.path, "<h1>Job report: %s</h1>\n%s" % (html.escape(job.path), extra))
     else:
         r = inputs.load_run(args.run)
         placement.apply_assumed_hosts(r, args)
-        page = render(r, max(0, args.top), args.max_cells, extra)
+        page = render(r, args.top, args.max_cells, extra)
     write_atomic(args.output, page)
-    print("pnmpi-report: wrote %s (%d KiB)" % (args.output, len(page.encode()) // 1024))
+    print("pnmpi-report: wrote %s (%d KiB)" % (printable(args.output), len(page.encode()) // 1024))
     return 0
 
 
@@ -60,13 +73,43 @@ def _img(png, alt):
 
 
 def _table(header, rows, text_columns=(0,)):
-    """Columns other than text_columns hold numbers: right-aligned, never wrapped."""
-    t = "<table><tr>%s</tr>\n" % "".join("<th>%s</th>" % html.escape(str(h)) for h in header)
+    """Columns other than text_columns hold numbers: right-aligned, never wrapped; text
+    columns keep names whole. Every column has a header. A table wider than the page
+    scrolls inside its box, never the page."""
+    assert all(str(h) for h in header), "a column without a header"
+    t = '<div class="table"><table><tr>%s</tr>\n' % "".join(
+        "<th>%s</th>" % html.escape(str(h)) for h in header)
     for row in rows:
         t += "<tr>%s</tr>\n" % "".join(
-            '<td%s>%s</td>' % ("" if i in text_columns else ' class="n"', html.escape(str(v)))
+            '<td%s>%s</td>' % (' class="name"' if i in text_columns else ' class="n"',
+                               html.escape(str(v)))
             for i, v in enumerate(row))
-    return t + "</table>\n"
+    return t + "</table></div>\n"
+
+
+def _host_rows(hosts):
+    """The host table's rows and a line saying which they are, at most MAX_HOST_ROWS: a
+    table of 1024 hosts is read by nobody; those sending most between nodes are the ones
+    to look at."""
+    rows = [[h["host"], h["ranks"], h["inside"], h["sent_out"], h["received_in"]]
+            for h in hosts]
+    if len(rows) <= MAX_HOST_ROWS:
+        return rows, ""
+    rows.sort(key=lambda r: (-r[3], r[0]))
+    return rows[:MAX_HOST_ROWS], (
+        '<p class="small">The %d of %d hosts that send most bytes out of their node; '
+        "<code>pnmpi-report summary RUN --json</code> lists every host.</p>\n"
+        % (MAX_HOST_ROWS, len(hosts)))
+
+
+def _collectives_hide_p2p(run):
+    """Whether the collectives reach so many pairs that the application's heatmap shows
+    their square and hides the point-to-point pattern under it."""
+    p2p, coll = run.categories.get("p2p"), run.categories.get("coll")
+    if p2p is None or coll is None or p2p.bytes.val.size == 0:
+        return False
+    n = run.world_size
+    return coll.bytes.val.size >= max(2 * p2p.bytes.val.size, n * n // 2)
 
 
 def render(run, top=20, max_cells=heatmap.DEFAULT_MAX_CELLS, extra=""):
@@ -84,6 +127,12 @@ def render(run, top=20, max_cells=heatmap.DEFAULT_MAX_CELLS, extra=""):
     body += "<h2>Who talks to whom</h2>\n"
     body += ('<p class="small">Row = sender, column = receiver. Colour: bytes per pair on a '
              'logarithmic scale (dark = few, yellow = most); white = nothing sent.</p>\n')
+    if _collectives_hide_p2p(run):
+        body += ('<p>Point-to-point only: the collectives reach almost every pair of ranks, '
+                 'so the heatmaps of all application traffic below are their square.</p>\n')
+        png, info = heatmap.render(run, "p2p", "bytes", (1000, 860), max_cells)
+        body += _img(png, "heatmap: " + info)
+        body += "<p>All application traffic:</p>\n"
     png, info = heatmap.render(run, "app", "bytes", (1000, 860), max_cells)
     body += _img(png, "heatmap: " + info)
     png, info = heatmap.render(run, "app", "counts", (1000, 860), max_cells)
@@ -99,24 +148,30 @@ def render(run, top=20, max_cells=heatmap.DEFAULT_MAX_CELLS, extra=""):
             ", %.1f%% of the traffic crosses the network" % (100.0 * nodes["between"] / total)
             if total else "")
         if nodes["assumed"]:
-            body += '<p class="note">Hosts assumed (natural placement), not recorded.</p>\n'
+            body += ('<p class="note">Hosts assumed (--nodes or --hostfile, ranks filling the '
+                     'nodes in order), not the ones recorded.</p>\n')
         png, info = heatmap.render(run, "app", "bytes", (900, 780), max_cells, by_node=True)
         body += _img(png, "node matrix: " + info)
+        rows, which = _host_rows(nodes["hosts"])
+        body += which
         body += _table(["host", "ranks", "bytes inside", "bytes sent out", "bytes received in"],
-                       [[h["host"], h["ranks"], h["inside"], h["sent_out"], h["received_in"]]
-                        for h in nodes["hosts"]])
+                       rows)
 
     body += "<h2>Totals</h2>\n"
-    body += _table(["origin", "messages", "bytes", ""],
+    body += _table(["origin", "messages", "bytes", ROUNDED],
                    [[o, v["messages"], v["bytes"], human_bytes(v["bytes"])]
                     for o, v in sorted(s["origins"].items())])
-    body += _table(["category", "origin", "messages", "bytes", "", "pairs", "what"],
+    # What each category is: under its heading in Categories, below (prose in a column
+    # would push the table past a narrow window).
+    body += _table(["category", "origin", "messages", "bytes", ROUNDED, "pairs"],
                    [[c["name"], c["origin"], c["messages"], c["bytes"], human_bytes(c["bytes"]),
-                     c["pairs"], c["what"]] for c in s["categories"]], text_columns=(0, 1, 6))
+                     c["pairs"]] for c in s["categories"]], text_columns=(0, 1))
 
     body += "<h2>Top talkers</h2>\n"
-    if s["top_talkers"]:
-        body += _table(["from", "to", "bytes", "", "messages"],
+    if s["top"] == 0:
+        body += "<p>None listed (--top 0).</p>\n"
+    elif s["top_talkers"]:
+        body += _table(["from", "to", "bytes", ROUNDED, "messages"],
                        [[p["from"], p["to"], p["bytes"], human_bytes(p["bytes"]),
                          p["messages"]] for p in s["top_talkers"]], text_columns=())
     else:

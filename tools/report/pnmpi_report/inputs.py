@@ -10,7 +10,7 @@ import glob
 import os
 
 from .errors import ReportError
-from .model import progress
+from .model import TotalTooLarge, check_totals, progress
 from .readers import mat, monitor_json, prof, rootflush
 
 
@@ -22,6 +22,15 @@ def add_run_argument(parser, name="run", help_extra=""):
 
 def load_run(specs):
     specs = list(specs)
+    try:
+        run = _load(specs)
+    except TotalTooLarge as e:
+        raise ReportError(str(e), " ".join(specs))
+    check_totals(run)
+    return run
+
+
+def _load(specs):
     if len(specs) == 1:
         return _load_one(specs[0])
     for s in specs:

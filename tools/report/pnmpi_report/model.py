@@ -19,6 +19,21 @@ APPLICATION = "application"
 MAX_RANKS = 1 << 22
 MODULES = "modules"
 
+# Totals are int64 sums: every sum pnmpi-report makes (a category, all of them, a row, a
+# node, both directions of a pair when reorder symmetrises) stays below this bound when the
+# grand total does, and the values are not negative.
+TOTAL_LIMIT = 1 << 62
+OVERFLOW_HINT = ("more than 2^62: pnmpi-report counts exactly below that only (files of "
+                 "different runs added, or not the monitor's numbers?)")
+
+
+class TotalTooLarge(ArithmeticError):
+    """Cells that add up to TOTAL_LIMIT or more: int64 sums would wrap without a word."""
+
+    def __init__(self, total):
+        super().__init__("numbers that add up to %.4g, %s" % (total, OVERFLOW_HINT))
+
+
 # Histogram bins, as the monitor and Open MPI count them: bin 0 holds empty messages,
 # bin k + 1 the sizes with floor(log2(size)) == k.
 HISTOGRAM_BINS = 66
@@ -61,6 +76,8 @@ class Sparse:
         src = np.asarray(src, dtype=np.int64)
         dst = np.asarray(dst, dtype=np.int64)
         val = np.asarray(val, dtype=np.int64)
+        if val.size and float(np.abs(val).sum(dtype=np.float64)) >= TOTAL_LIMIT:
+            raise TotalTooLarge(float(np.abs(val).sum(dtype=np.float64)))
         if src.size == 0:
             return Sparse(n, src, dst, val)
         key = src * n + dst
@@ -183,6 +200,25 @@ class Run:
                 names.append(h)
             groups[r] = index[h]
         return groups, names
+
+
+def check_totals(run):
+    """Refuses a run whose numbers would overflow a sum: int64 arithmetic would wrap to
+    negative or small totals without a word."""
+    from .errors import ReportError
+    sums = {"messages": 0.0, "bytes": 0.0}
+    for c in run.categories.values():
+        for what, m in (("messages", c.counts), ("bytes", c.bytes)):
+            if m.val.size and int(m.val.min()) < 0:
+                raise ReportError("category '%s' has a negative number of %s (%d)"
+                                  % (c.name, what, int(m.val.min())), run.source)
+            sums[what] += float(m.val.sum(dtype=np.float64))
+    for origin, h in run.histograms.items():
+        sums["messages in the histograms of %s" % origin] = float(h.sum(dtype=np.float64))
+    for what, total in sums.items():
+        if total >= TOTAL_LIMIT:
+            raise ReportError("the %s of all categories add up to %.4g, %s"
+                              % (what, total, OVERFLOW_HINT), run.source)
 
 
 def progress(message):

@@ -8,10 +8,17 @@ import re
 import numpy as np
 
 from .errors import ReportError
+from .model import MAX_RANKS
+from .text import check_host_name
 
-_NODES = re.compile(r"\A(\d+)x(\d+)\Z")
+_NODES = re.compile(r"\A([0-9]{1,40})x([0-9]{1,40})\Z")
+# Bounds checked before anything is allocated for a placement: more nodes than the largest
+# machines have (Fugaku: 158,976), more slots on a node than ranks in a run pnmpi-report
+# reads.
+MAX_NODES = 1 << 18
+MAX_SLOTS = MAX_RANKS
 _OMPI_LINE = re.compile(r"\A(\S+)((?:\s+\S+=\S+)*)\Z")
-_MPICH_LINE = re.compile(r"\A([^\s:]+):(\d+)\Z")
+_MPICH_LINE = re.compile(r"\A([^\s:]+):([0-9]{1,40})\Z")
 
 
 class Nodes:
@@ -37,13 +44,28 @@ def add_node_arguments(parser, required=False, purpose="assume this placement wh
                         "(`host:C`) (%s)" % purpose)
 
 
+def parse_nodes(text):
+    """--nodes NxC -> (N, C), checked against MAX_NODES and MAX_SLOTS."""
+    m = _NODES.match(text)
+    if not m:
+        raise ReportError("--nodes must be NxC with positive N and C, such as 4x8, not %r"
+                          % text)
+    n, c = int(m.group(1)), int(m.group(2))
+    if not (1 <= n <= MAX_NODES and 1 <= c <= MAX_SLOTS):
+        raise ReportError("--nodes NxC: N must be 1 to %d nodes and C 1 to %d slots, not %r"
+                          % (MAX_NODES, MAX_SLOTS, text))
+    return n, c
+
+
+def check_node_arguments(args):
+    """The option's value, before the input is read and anything is allocated for it."""
+    if getattr(args, "nodes", None):
+        parse_nodes(args.nodes)
+
+
 def nodes_from_args(args, default_names=None):
     if getattr(args, "nodes", None):
-        m = _NODES.match(args.nodes)
-        if not m or int(m.group(1)) < 1 or int(m.group(2)) < 1:
-            raise ReportError("--nodes must be NxC with positive N and C, such as 4x8, not %r"
-                              % args.nodes)
-        n, c = int(m.group(1)), int(m.group(2))
+        n, c = parse_nodes(args.nodes)
         names = default_names if default_names and len(default_names) == n else \
             ["node%d" % i for i in range(n)]
         return Nodes(names, [c] * n, "--nodes %s" % args.nodes)
@@ -56,14 +78,18 @@ def read_hostfile(path):
     """Open MPI (`host [slots=N] [max_slots=M]`, a repeated host adds a slot per line when it
     names no slots) and MPICH (`host:N`) forms; `#` starts a comment."""
     try:
-        with open(path, encoding="utf-8") as f:
-            lines = f.read().split("\n")
+        with open(path, encoding="utf-8", newline="\n") as f:
+            return _read_hostfile(f, path)
     except OSError as e:
         raise ReportError("cannot read the hostfile: %s" % e.strerror, path)
     except UnicodeDecodeError:
         raise ReportError("the hostfile is not UTF-8 text", path)
-    names, slots = [], []
-    for ln, raw in enumerate(lines, 1):
+
+
+def _read_hostfile(f, path):
+    names, slots, index = [], [], {}
+    for ln, raw in enumerate(f, 1):
+        raw = raw.rstrip("\n")
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue
@@ -79,7 +105,7 @@ def read_hostfile(path):
             for kv in m.group(2).split():
                 k, v = kv.split("=", 1)
                 if k == "slots":
-                    if not v.isdigit():
+                    if not re.fullmatch(r"[0-9]{1,40}", v):
                         raise ReportError("slots must be a whole number, not %r" % v, path, ln)
                     n = int(v)
                 elif k not in ("max_slots", "max-slots"):
@@ -87,9 +113,15 @@ def read_hostfile(path):
                                       "understood)" % k, path, ln)
         if n < 1:
             raise ReportError("a host with no slots", path, ln)
-        if host in names:
-            slots[names.index(host)] += n
+        if n > MAX_SLOTS:
+            raise ReportError("%d slots on one host: at most %d" % (n, MAX_SLOTS), path, ln)
+        check_host_name(host, path, ln, "is not one mpirun takes")
+        if host in index:
+            slots[index[host]] = min(slots[index[host]] + n, MAX_SLOTS)
         else:
+            if len(names) == MAX_NODES:
+                raise ReportError("more than %d hosts" % MAX_NODES, path, ln)
+            index[host] = len(names)
             names.append(host)
             slots.append(n)
     if not names:
@@ -103,7 +135,14 @@ def natural_placement(nodes, nranks):
     if nranks > nodes.capacity:
         raise ReportError("%d ranks do not fit into %d slots (%s)"
                           % (nranks, nodes.capacity, nodes.origin))
-    return np.repeat(np.arange(len(nodes.slots)), nodes.slots)[:nranks]
+    return natural_node_of(nodes.slots, nranks)
+
+
+def natural_node_of(slots, nranks):
+    """The node of each of nranks ranks filling the slots in order (without an array of
+    all the slots: a hostfile may offer far more than the run has ranks)."""
+    ends = np.cumsum(np.asarray(slots, dtype=np.int64))
+    return np.searchsorted(ends, np.arange(nranks, dtype=np.int64), side="right")
 
 
 def inter_node_bytes(matrix, node_of):
@@ -114,13 +153,15 @@ def inter_node_bytes(matrix, node_of):
 
 
 def apply_assumed_hosts(run, args):
-    """With --nodes/--hostfile, a run without host names is given the natural placement."""
+    """With --nodes/--hostfile, the run is given the natural placement on those nodes: for
+    inputs without host names, and over recorded ones ("what would this run send between
+    nodes on 16 nodes?"), labelled as assumed either way."""
     nodes = nodes_from_args(args)
     if nodes is None:
         return
-    if run.hosts is not None:
-        raise ReportError("%s names the host of every rank already: --nodes and --hostfile "
-                          "are for inputs that do not" % run.source)
     node_of = natural_placement(nodes, run.world_size)
+    if run.hosts is not None:
+        run.notes.append("hosts assumed (%s, ranks filling the nodes in order) in place of "
+                         "the %d hosts the run recorded" % (nodes.origin, len(set(run.hosts))))
     run.hosts = [nodes.names[k] for k in node_of]
     run.hosts_assumed = True

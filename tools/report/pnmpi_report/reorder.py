@@ -20,6 +20,7 @@ from . import inputs, placement
 from .errors import ReportError
 from .model import progress
 from .output import write_atomic
+from .text import check_host_name, printable
 
 HELP = ("place ranks on nodes to cut the bytes between nodes (Scotch); write an Open MPI "
         "rankfile and an MPICH machine file")
@@ -40,9 +41,15 @@ def add_arguments(parser):
 
 
 def run(args):
+    placement.check_node_arguments(args)
     r = inputs.load_run(args.run)
     host_names = r.host_groups()[1] if r.hosts is not None else None
     nodes = placement.nodes_from_args(args, host_names)
+    if args.nodes and host_names is not None and nodes.names == list(host_names):
+        # The run's recorded names may name the nodes, and go into the rankfile and the
+        # machine file: each must be one host name to mpirun, not a line or field of its own.
+        for name in nodes.names:
+            check_host_name(name, r.source)
     n = r.world_size
     if n > nodes.capacity:
         raise ReportError("%d ranks do not fit into %d slots (%s)"
@@ -51,7 +58,8 @@ def run(args):
     total = matrix.total()
     natural = placement.natural_placement(nodes, n)
     start = time.time()
-    best, how = optimise(matrix, nodes.slots)
+    # No node takes more than all the ranks: Scotch's loads stay within its integers.
+    best, how = optimise(matrix, [min(s, n) for s in nodes.slots])
     after = placement.inter_node_bytes(matrix, best)
     before = placement.inter_node_bytes(matrix, natural)
     as_run = None
@@ -77,7 +85,8 @@ def run(args):
     def pct(v):
         return "%.1f%%" % (100.0 * v / total) if total else "no traffic"
     print("pnmpi-report reorder: %d ranks onto %d nodes (%s), %d slots; %s bytes: %d in all"
-          % (n, len(nodes.slots), nodes.origin, nodes.capacity, args.category, total))
+          % (n, len(nodes.slots), printable(nodes.origin), nodes.capacity,
+             printable(args.category), total))
     print("natural placement (ranks fill the nodes in order): %d bytes between nodes (%s)"
           % (before, pct(before)))
     if as_run is not None:
@@ -86,9 +95,9 @@ def run(args):
     print("reordered (%s): %d bytes between nodes (%s), %d fewer than natural"
           % (how, after, pct(after), before - after))
     if args.output:
+        out = printable(args.output)
         print("wrote %s (Open MPI: mpirun -np %d --rankfile %s) and %s.mpich (MPICH: "
-              "mpiexec -n %d -f %s.mpich)" % (args.output, n, args.output, args.output, n,
-                                              args.output))
+              "mpiexec -n %d -f %s.mpich)" % (out, n, out, out, n, out))
     else:
         print(rankfile, end="")
     return 0
@@ -135,7 +144,7 @@ def optimise(matrix, slots):
     from .scotch import Scotch
     g = Graph(matrix)
     nnodes = len(slots)
-    natural = np.repeat(np.arange(nnodes), slots)[:g.n]
+    natural = placement.natural_node_of(slots, g.n)
     if g.adj.size == 0 or nnodes == 1:
         return natural, "no traffic between ranks: natural placement" if nnodes > 1 else \
             "one node"

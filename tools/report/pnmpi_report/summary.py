@@ -4,8 +4,9 @@
 
 import json
 
-from . import analysis, inputs, jobview, placement
+from . import analysis, inputs, jobview, options, placement
 from .model import human_bytes
+from .text import printable
 
 HELP = ("totals per category, application vs tool traffic, top talkers, traffic inside and "
         "between nodes, load imbalance, message sizes")
@@ -21,6 +22,8 @@ def add_arguments(parser):
 
 
 def run(args):
+    options.count(args.top, "--top")
+    placement.check_node_arguments(args)
     job = jobview.load_job(args.run)
     js = jobview.summarize(job, max(0, args.top)) if job is not None else None
     if js is not None and not jobview.has_monitor_output(args.run):
@@ -29,7 +32,7 @@ def run(args):
         return 0
     r = inputs.load_run(args.run)
     placement.apply_assumed_hosts(r, args)
-    s = analysis.summarize(r, max(0, args.top))
+    s = analysis.summarize(r, options.count(args.top, "--top"))
     if args.json:
         if js is not None:
             s["job"] = js
@@ -41,7 +44,11 @@ def run(args):
     return 0
 
 
+ROUNDED = "rounded"  # the header of the column beside an exact byte count
+
+
 def _table(header, rows):
+    rows = [[printable(x) for x in row] for row in rows]
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
     out = []
     for row in [header] + rows:
@@ -51,20 +58,23 @@ def _table(header, rows):
 
 
 def render_text(s):
-    t = "%s: %s, %d ranks\n" % (s["source"], s["format"], s["world_size"])
+    t = "%s: %s, %d ranks\n" % (printable(s["source"]), printable(s["format"]),
+                                s["world_size"])
     for n in s["notes"]:
-        t += "note: %s\n" % n
+        t += "note: %s\n" % printable(n)
     t += "\nPer category\n"
-    t += _table(["category", "origin", "messages", "bytes", "", "pairs"],
+    t += _table(["category", "origin", "messages", "bytes", ROUNDED, "pairs"],
                 [[c["name"], c["origin"], c["messages"], c["bytes"], human_bytes(c["bytes"]),
                   c["pairs"]] for c in s["categories"]])
     t += "\nBy origin\n"
-    t += _table(["origin", "messages", "bytes", ""],
+    t += _table(["origin", "messages", "bytes", ROUNDED],
                 [[o, v["messages"], v["bytes"], human_bytes(v["bytes"])]
                  for o, v in sorted(s["origins"].items())])
     t += "\nTop talkers (application bytes, all categories)\n"
-    if s["top_talkers"]:
-        t += _table(["from", "to", "bytes", "", "messages"],
+    if s["top"] == 0:
+        t += "none listed (--top 0)\n"
+    elif s["top_talkers"]:
+        t += _table(["from", "to", "bytes", ROUNDED, "messages"],
                     [[p["from"], p["to"], p["bytes"], human_bytes(p["bytes"]), p["messages"]]
                      for p in s["top_talkers"]])
     else:
@@ -92,6 +102,6 @@ def render_text(s):
     if not s["histograms"]:
         t += "no histograms (they come from the monitor's .prof files with histograms on)\n"
     for origin, bins in sorted(s["histograms"].items()):
-        t += "%s:\n" % origin
+        t += "%s:\n" % printable(origin)
         t += _table(["size", "messages"], [[b["label"], b["messages"]] for b in bins])
     return t

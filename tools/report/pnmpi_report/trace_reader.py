@@ -8,9 +8,14 @@ seconds from the start of the trace. Messages are matched send to receive in ord
 """
 
 import collections
+import contextlib
 import os
+import re
+import tempfile
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
+
+from .errors import ReportError
 
 ARCHIVE = "traces.otf2"
 INCOMPLETE = "INCOMPLETE"
@@ -28,8 +33,39 @@ _REQUEST = {"Wait", "Waitall", "Waitany", "Waitsome", "Test", "Testall", "Testan
 _RMA = {"Put", "Get", "Accumulate", "Get_accumulate", "Fetch_and_op", "Compare_and_swap"}
 
 
-class TraceError(Exception):
+class TraceError(ReportError):
     """A trace that cannot be read; the message says why and what to do."""
+
+
+# "[OTF2] src/OTF2_Buffer.c:2218: error: Invalid or inconsistent record data: ..."
+_OTF2_MESSAGE = re.compile(r"^\[OTF2\] [^ ]*: (?:error|warning): (.*)$", re.M)
+
+
+@contextlib.contextmanager
+def _otf2_messages():
+    """Keeps what the OTF2 library prints on stderr (several lines per problem) off the
+    terminal; yields a list that holds its messages once the block is left."""
+    import sys
+    messages = []
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as f:
+        os.dup2(f.fileno(), 2)
+        try:
+            yield messages
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            f.seek(0)
+            messages.extend(_OTF2_MESSAGE.findall(f.read().decode("utf-8", "replace")))
+
+
+def _damaged(anchor, error, messages):
+    """The TraceError for an archive the OTF2 library refused, with its first message (the
+    cause; the later ones are the callers giving up)."""
+    cause = messages[0] if messages else str(error)
+    return TraceError(f"{anchor}: cannot be read as OTF2 (a file of the archive is damaged, "
+                      f"cut or missing): {cause}")
 
 
 def routine_class(name: str) -> str:
@@ -154,13 +190,19 @@ def archive_path(trace_dir: str) -> str:
 
 def _rank_of_location(location) -> int:
     name = location.group.name
-    if name.startswith("MPI Rank "):
-        return int(name[len("MPI Rank "):])
+    number = name[len("MPI Rank "):] if name.startswith("MPI Rank ") else ""
+    if number.isdigit() and len(number) <= 9:
+        return int(number)
     raise TraceError(f"location group '{name}' is not an MPI rank of module trace")
 
 
 def _thread_of_location(location) -> int:
-    return 0 if location.name == "Master thread" else int(location.name.split()[-1])
+    if location.name == "Master thread":
+        return 0
+    number = location.name.split()[-1] if location.name.split() else ""
+    if number.isdigit() and len(number) <= 9:
+        return int(number)
+    raise TraceError(f"location '{location.name}' is not a thread of module trace")
 
 
 def _flags(value) -> int:
@@ -175,15 +217,30 @@ def read(trace_dir: str) -> Trace:
     anchor = archive_path(trace_dir)
     try:
         import otf2  # Debian's python3-otf2; /usr/bin/python3
-        from otf2 import events as ev
+        import otf2.error
+        import _otf2.ErrorCodes
     except ImportError as e:
         raise TraceError(f"cannot import the OTF2 Python bindings ({e}): install python3-otf2 "
                          "and run with /usr/bin/python3") from e
-    try:
-        reader_cm = otf2.reader.open(anchor)
-    except Exception as e:  # the bindings raise their own error types
-        raise TraceError(f"{anchor}: cannot be read as OTF2: {e}") from e
-    with reader_cm as reader:
+    error = None
+    with _otf2_messages() as messages:
+        try:
+            return _read(anchor)
+        except TraceError as e:
+            error = TraceError(f"{anchor}: {e}")
+        except (otf2.error.Error, _otf2.ErrorCodes.Error, ValueError, OSError) as e:
+            # Raised by the bindings on a damaged archive (ValueError: a field out of range
+            # for its type); raised after the block, once OTF2's messages are in.
+            error = e
+    if isinstance(error, TraceError):
+        raise error
+    raise _damaged(anchor, error, messages) from error
+
+
+def _read(anchor):
+    import otf2
+    from otf2 import events as ev
+    with otf2.reader.open(anchor) as reader:
         defs = reader.definitions
         clock = defs.clock_properties
         resolution = float(clock.timer_resolution)

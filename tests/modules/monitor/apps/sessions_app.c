@@ -171,6 +171,9 @@ static void sessions(const char *dir) {
   snprintf(path, sizeof path, "%s/flush", dir);
   EXPECT_RC(MPI_M_flush(a, path, MPI_M_P2P_ONLY | MPI_M_COLL_ONLY), MPI_SUCCESS);
   EXPECT_RC(MPI_M_flush(a, NULL, MPI_M_P2P_ONLY), MPI_M_INVALID_ARG);
+  /* No one-sided traffic in session a: a file with its header only. */
+  snprintf(path, sizeof path, "%s/quiet", dir);
+  EXPECT_RC(MPI_M_flush(a, path, MPI_M_OSC_ONLY), MPI_SUCCESS);
   snprintf(path, sizeof path, "%s/root", dir);
   EXPECT_RC(MPI_M_rootflush(a, 0, path, MPI_M_P2P_ONLY), MPI_SUCCESS);
   EXPECT_RC(MPI_M_rootflush(a, 7, path, MPI_M_P2P_ONLY), MPI_M_INVALID_ROOT);

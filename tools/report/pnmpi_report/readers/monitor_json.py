@@ -23,6 +23,7 @@ FORMAT_NAME = "pnmpi-monitor-matrices"
 _ARRAY_START = re.compile(rb"\[(?=\s*[\[0-9])")
 _NOT_IN_INT_ARRAY = re.compile(rb"[^0-9,\s\[\]]")
 _STRING_TOKEN = re.compile(rb'\\.|"')
+_SPLIT_OR_PADDED_NUMBER = re.compile(rb"[0-9]\s+[0-9]|(?<![0-9])0[0-9]")
 _PLACEHOLDER = "@@pnmpi-int-array-%d@@"
 _PLACEHOLDER_RE = re.compile(r"\A@@pnmpi-int-array-(\d+)@@\Z")
 _BRACKETS_TO_SPACES = bytes.maketrans(b"[]", b"  ")
@@ -59,10 +60,42 @@ class IntArray:
         return self.nz, self.flat[self.nz]
 
 
+class TooLarge:
+    """A JSON integer of more digits than an int64 holds: kept as a marker, so that the
+    field's own check names it (Python would otherwise refuse 4300 digits or more with a
+    ValueError, or take a number pnmpi-report cannot count with exactly)."""
+
+    def __init__(self, text):
+        self.digits = len(text.lstrip("-"))
+
+    def __repr__(self):
+        return "<a number of %d digits>" % self.digits
+
+
+def _json_int(text):
+    return int(text) if len(text.lstrip("-")) <= 18 else _big_int(text)
+
+
+def _big_int(text):
+    if len(text.lstrip("-")) <= 19 and -(1 << 63) <= int(text) < (1 << 63):
+        return int(text)
+    return TooLarge(text)
+
+
+def _json_constant(name):
+    raise ReportError("%s is not a number the monitor writes: not the monitor's JSON" % name)
+
+
+class Saturated(ValueError):
+    """An integer array holding a number of 2^63 or more."""
+
+
 def _parse_int_array(seg):
     """seg: b'[...]' holding only digits, commas, white space, brackets. (values, row
     lengths or None) if it is a clean 1-D or 2-D array of integers, else None (the caller
     then lets the json module judge it and report what is wrong)."""
+    if _SPLIT_OR_PADDED_NUMBER.search(seg):
+        return None  # "1 2" (numpy would read 12) or "010": the json module says what is wrong
     compact = seg.translate(None, b" \t\n\r")
     if any(bad in compact for bad in (b",,", b",]", b"[,", b"[]")):
         return None
@@ -77,7 +110,7 @@ def _parse_int_array(seg):
         warnings.simplefilter("ignore", DeprecationWarning)
         flat = np.fromstring(compact.translate(_BRACKETS_TO_SPACES), dtype=np.int64, sep=",")
     if flat.size and flat.max() == np.iinfo(np.int64).max:
-        return None  # saturated: a number of 2^63 or more
+        raise Saturated()  # numpy saturates a number of 2^63 or more
     if opens.size == 1:
         return (flat, None) if flat.size == commas.size + 1 else None
     inner_o, inner_c = opens[1:], closes[:-1]
@@ -93,11 +126,37 @@ def _parse_int_array(seg):
     return flat, lengths
 
 
+class _Region:
+    """A run of bytes that may belong to integer arrays (digits, commas, white space,
+    brackets), from `start` to `stop`, with its brackets matched once: where each opening
+    bracket closes (or -1 when it does not close inside the region)."""
+
+    def __init__(self, buf, start):
+        m = _NOT_IN_INT_ARRAY.search(buf, start)
+        self.start, self.stop = start, m.start() if m else len(buf)
+        a = np.frombuffer(buf, dtype=np.uint8, count=self.stop - start, offset=start)
+        where = np.flatnonzero((a == ord("[")) | (a == ord("]")))
+        self.closes = {}
+        stack = []
+        for pos, is_open in zip((where + start).tolist(), (a[where] == ord("[")).tolist()):
+            if is_open:
+                stack.append(pos)
+            elif stack:
+                self.closes[stack.pop()] = pos
+
+    def close_of(self, start):
+        return self.closes.get(start, -1)
+
+
 def _split(buf, path, big):
-    """(skeleton text, arrays): every integer array of buf replaced by a placeholder."""
+    """(skeleton text, arrays): every integer array of buf replaced by a placeholder.
+
+    Linear in the size of buf: each bracket is matched once (per region), and an array that
+    is not a clean one is skipped whole, its inner arrays left to the json module too."""
     pieces, arrays, pos, done = [], [], 0, 0
     counted, line = 0, 1  # buf[:counted] holds line - 1 newlines
     scanned, in_string = 0, False  # whether buf[scanned] is inside a JSON string
+    region = None
     while True:
         m = _ARRAY_START.search(buf, pos)
         if m is None:
@@ -111,15 +170,22 @@ def _split(buf, path, big):
         if in_string:
             pos = start + 1
             continue
-        stop_m = _NOT_IN_INT_ARRAY.search(buf, start)
-        stop = stop_m.start() if stop_m else len(buf)
-        end = buf.rfind(b"]", start, stop)
-        parsed = None
-        if end > start:
-            seg = buf[start:end + 1]
+        if region is None or not region.start <= start < region.stop:
+            region = _Region(buf, start)
+        end = region.close_of(start)
+        if end < 0:
+            pos = region.stop  # never closed among integers: the json module judges it
+            continue
+        seg = buf[start:end + 1]
+        try:
             parsed = _parse_int_array(seg)
+        except Saturated:
+            raise ReportError("a number of 2^63 or more: more bytes or messages than "
+                              "pnmpi-report counts (at most %d per cell)"
+                              % np.iinfo(np.int64).max, path,
+                              line + buf[counted:start].count(b"\n"))
         if parsed is None:
-            pos = start + 1  # not a clean integer array: the json module reads it
+            pos = end + 1  # not a clean integer array: the json module reads it whole
             continue
         line += buf[counted:start].count(b"\n")
         counted = start
@@ -174,13 +240,18 @@ def read(path):
     finally:
         buf.close()
     try:
-        doc = json.loads(skeleton)
+        doc = json.loads(skeleton, parse_int=_json_int, parse_constant=_json_constant)
+        doc = _restore(doc, arrays)
     except json.JSONDecodeError as e:
         tail = skeleton[e.pos:].strip() == ""
         raise ReportError("%s (column %d)%s" % (
             e.msg, e.colno, ": the file ends early; it is truncated (was the run killed?)"
             if tail else ": not valid JSON"), path, e.lineno)
-    doc = _restore(doc, arrays)
+    except RecursionError:
+        raise ReportError("objects or arrays nested too deeply (the monitor's JSON nests "
+                          "5 levels): not the monitor's JSON", path)
+    except ReportError as e:
+        raise ReportError(str(e), path)
     return _to_run(doc, path)
 
 
@@ -226,7 +297,8 @@ def _to_run(doc, path):
     _need(fmt == FORMAT_NAME, "not the monitor's JSON (format %r, expected %r)"
           % (fmt, FORMAT_NAME), path)
     version = doc.get("version")
-    _need(version in (1, 2), "version %r of the monitor's JSON is not known to this "
+    _need(type(version) is int and version in (1, 2),
+          "version %r of the monitor's JSON is not known to this "
           "pnmpi-report (it reads 1 and 2): use the pnmpi-report of the pnmpi that wrote it"
           % (version,), path)
     n = doc.get("world_size")

@@ -17,9 +17,11 @@ import numpy as np
 from ..errors import ReportError
 from ..model import APPLICATION, HISTOGRAM_BINS, MODULES, Category, Run, Sparse, progress
 
-NAME = re.compile(r"\A(?P<prefix>.*)\.(?P<rank>\d+)\.prof\Z")
-_PAIR = re.compile(r"\A([EISRC])\t(\d+)\t(\d+)\t(\d+) bytes\t(\d+) msgs sent(?:\t([0-9,]*))?\Z")
-_CLASS = re.compile(r"\A(O2A|A2O|A2A)\t(\d+)\t(\d+) bytes\t(\d+) msgs sent\Z")
+NAME = re.compile(r"\A(?P<prefix>.*)\.(?P<rank>\d{1,9})\.prof\Z", re.ASCII)
+_PAIR = re.compile(r"\A([EISRC])\t(\d{1,9})\t(\d{1,9})\t(\d+) bytes\t(\d+) msgs sent"
+                   r"(?:\t([0-9,]*))?\Z", re.ASCII)
+_CLASS = re.compile(r"\A(O2A|A2O|A2A)\t(\d+)\t(\d+) bytes\t(\d+) msgs sent\Z",
+                    re.ASCII)
 _COMM = re.compile(r"\AD\t(.*)\tprocs: ([0-9,]*)\Z")
 
 # Line type -> (category, origin, what)
@@ -31,6 +33,18 @@ TYPES = {
     "I": ("p2p_tool", MODULES, "point-to-point the application did not issue (I lines: "
           "modules above the monitor; in Open MPI's own files, its internal messages)"),
 }
+
+
+INT64_MAX = (1 << 63) - 1
+
+
+def _count(text, path, ln):
+    """A count or byte number of a line, at most what int64 holds."""
+    v = int(text) if len(text) <= 19 else INT64_MAX + 1
+    if v > INT64_MAX:
+        raise ReportError("a number of 2^63 or more (%s...): more bytes or messages than "
+                          "pnmpi-report counts" % text[:20], path, ln)
+    return v
 
 
 def rank_of(path):
@@ -87,7 +101,11 @@ def _read_one(path, rank, n, cols, hist):
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise ReportError("not text (byte %d): not a .prof file" % e.start, path)
-    if text and not text.endswith("\n"):
+    if not text:
+        raise ReportError("empty file: every .prof file has at least a header line (the "
+                          "monitor's, Open MPI's and MPI_M_flush's): was the run killed "
+                          "while writing it?", path)
+    if not text.endswith("\n"):
         raise ReportError("the last line has no end: the file is truncated (was the run "
                           "killed while writing it?)", path, text.count("\n") + 1)
     have_hist = False
@@ -107,14 +125,15 @@ def _read_one(path, rank, n, cols, hist):
             c = cols[t]
             c[0].append(me)
             c[1].append(peer)
-            c[3].append(int(m.group(4)))
-            c[2].append(int(m.group(5)))
+            c[3].append(_count(m.group(4), path, ln))
+            c[2].append(_count(m.group(5), path, ln))
             if m.group(6) is not None and t in ("E", "I"):
                 bins = m.group(6).split(",")
                 if len(bins) != HISTOGRAM_BINS or "" in bins:
                     raise ReportError("the histogram must have %d bins, not %d"
                                       % (HISTOGRAM_BINS, len(bins)), path, ln)
-                hist[APPLICATION if t == "E" else MODULES] += np.array(bins, dtype=np.int64)
+                hist[APPLICATION if t == "E" else MODULES] += np.array(
+                    [_count(b, path, ln) for b in bins], dtype=np.int64)
                 have_hist = True
             continue
         m = _COMM.match(line)
