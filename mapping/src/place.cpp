@@ -438,7 +438,7 @@ std::vector<int32_t> place(const Matrix &m, const std::vector<int32_t> &slot_hos
               " hosts is beyond the swap search's bounds)";
   }
   if (!too_heavy && exact(g, part, cap))
-    method = "exact search (" + method + " as its first bound)";
+    method = "exact search, bounded by " + method;
   if (cut(g, natural) <= cut(g, part)) {
     method = "the launch order (" + method + ": nothing crosses fewer bytes)";
     return identity;
