@@ -9,6 +9,7 @@ import re
 import numpy as np
 
 from . import mapping
+from .errors import ReportError
 from .readers import prof
 
 # A .pnmpi-conf value is the rest of the line with words joined by one space, and `#` at
@@ -100,3 +101,80 @@ def crossing_now_and_placed(run, slots=None, map_by="slot", category="app"):
     return {"total": total, "now": now, "after": after, "method": placed.method,
             "hosts": int(slot_host.max()) + 1 if slot_host.size else 0,
             "host_names": names, "rank_of_slot": placed.rank_of_slot}
+
+
+def placement_advice(run, run_specs, category="app"):
+    """For summary and html: None when the hosts are unknown; else a dict with the bytes
+    between nodes now and after the library's placement on the same hosts (each host
+    keeping its number of ranks), the method, and the .pnmpi-conf lines; or, when the
+    mapping cannot be computed here, {"error": why}."""
+    if run.hosts is None:
+        return None
+    try:
+        numbers = crossing_now_and_placed(run, category=category)
+    except ReportError as e:
+        return {"error": str(e)}
+    blocks, notes = conf_lines(run_specs)
+    return {"total": numbers["total"], "between_now": numbers["now"],
+            "between_after": numbers["after"], "method": numbers["method"],
+            "hosts": numbers["hosts"], "assumed": bool(getattr(run, "hosts_assumed", False)),
+            "conf": [{"how": title, "lines": lines} for title, lines in blocks],
+            "conf_notes": notes}
+
+
+def _pct(v, total):
+    return "%.1f%%" % (100.0 * v / total) if total else "no traffic"
+
+
+def render_text(p):
+    """The summary's Placement section."""
+    t = "\nPlacement (pnmpi's mapping library: the same hosts, each keeping its ranks)\n"
+    if p is None:
+        return t + "hosts unknown: --nodes NxC or --hostfile FILE assume a placement\n"
+    if "error" in p:
+        return t + "not computed: %s\n" % p["error"]
+    total = p["total"]
+    t += "application bytes between nodes now %d (%s), after placement %d (%s)%s\n" % (
+        p["between_now"], _pct(p["between_now"], total), p["between_after"],
+        _pct(p["between_after"], total),
+        ": %d fewer" % (p["between_now"] - p["between_after"])
+        if p["between_after"] < p["between_now"] else ": the run's placement is kept")
+    t += "method: %s\n" % p["method"]
+    if p["between_after"] < p["between_now"] and (p["conf"] or p["conf_notes"]):
+        t += "apply it to the unchanged program with pnmpi's module place:\n"
+        t += format_conf([(b["how"], b["lines"]) for b in p["conf"]], p["conf_notes"]) + "\n"
+    return t
+
+
+def render_html(p):
+    """The html report's Placement section (before its Totals)."""
+    import html as _html
+    esc = _html.escape
+    t = "<h2>Placement</h2>\n"
+    if p is None:
+        return t + "<p>Hosts unknown: <code>--nodes NxC</code> or <code>--hostfile FILE</code> " \
+                   "assume a placement.</p>\n"
+    if "error" in p:
+        return t + '<p class="note">Not computed: %s</p>\n' % esc(p["error"])
+    total = p["total"]
+    t += ("<p>Application bytes between nodes now <b>%d</b> (%s), after placement by pnmpi's "
+          "mapping library on the same hosts, each keeping its ranks: <b>%d</b> (%s).</p>\n"
+          % (p["between_now"], esc(_pct(p["between_now"], total)), p["between_after"],
+             esc(_pct(p["between_after"], total))))
+    t += '<p class="small">Method: %s</p>\n' % esc(p["method"])
+    if p["between_after"] < p["between_now"]:
+        for b in p["conf"]:
+            t += "<p>In <code>.pnmpi-conf</code>, %s:</p>\n<pre>%s</pre>\n" % (
+                esc(b["how"]), esc("\n".join(b["lines"])))
+        for n in p["conf_notes"]:
+            t += '<p class="note">%s</p>\n' % esc(n)
+    return t
+
+
+def insert_html(page, section):
+    """page with section placed before its Totals (or at the end of its body)."""
+    for mark in ("<h2>Totals</h2>", "</body>"):
+        k = page.find(mark)
+        if k >= 0:
+            return page[:k] + section + page[k:]
+    return page + section
