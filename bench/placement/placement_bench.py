@@ -34,7 +34,9 @@ def launch(cfg, cluster, ranks, slots, env, argv, map_by_node=True, hostfile=Non
     e.update(env)
     if cfg["flavor"] == "openmpi":
         e.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-        cmd = [cfg["mpiexec"], "-n", str(ranks)] + cluster.openmpi_options() + \
+        # Shared memory inside a host (vader), TCP between hosts.
+        options = ["self,vader,tcp" if o == "tcp,self" else o for o in cluster.openmpi_options()]
+        cmd = [cfg["mpiexec"], "-n", str(ranks)] + options + \
             ["--hostfile", hostfile or cluster.hostfile(slots), "--oversubscribe"]
         if map_by_node:
             cmd += ["--map-by", "node"]
