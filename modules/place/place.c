@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the pnmpi authors */
+
+/* The place module: an unchanged application runs on a renumbered MPI_COMM_WORLD
+ * (docs/place.md). MPI_Init and MPI_Init_thread, once MPI runs, decide this process's
+ * application rank (`argument order FILE`, read on rank 0 and broadcast) and split the
+ * physical world into `place_world`, ordered by it and named "MPI_COMM_WORLD". Every
+ * routine that takes a communicator replaces the handle MPI_COMM_WORLD by it: those
+ * wrappers are generated (BUILD/generated/place_wrappers.c, stub-gen/emit_place.py). Since
+ * place_world is a real communicator, ranks, statuses, groups, topologies, windows, files
+ * and derived communicators follow; this file holds what does not: the start, the
+ * predefined attributes (which exist on the physical world only) and error handlers
+ * (errors that concern no communicator are raised on the physical world).
+ *
+ * Layers below this one see the physical world (their MPI_COMM_WORLD is the real one, and
+ * place_world's ranks translate to physical world ranks); layers above see the
+ * application's. */
+
+#define _POSIX_C_SOURCE 200809L
+
+#include <mpi.h>
+#include <pnmpi/pnmpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "order_file.h"
+#include "place.h"
+
+PNMPI_MODULE_ARGUMENTS("order from");
+
+MPI_Comm place_world = MPI_COMM_WORLD;
+
+/* An order file is a list of numbers: 64 MiB is over ten million ranks. */
+#define MAX_ORDER_BYTES (64u << 20)
+
+static PNMPI_modHandle_t g_self;
+static const char *g_order; /* argument order, or NULL */
+static const char *g_from;  /* argument from, or NULL */
+static int g_size;
+static int *g_app_rank; /* g_app_rank[p]: the application rank of physical world rank p */
+/* The renumbered values of MPI_HOST and MPI_IO, which MPI_Comm_get_attr returns pointers to. */
+static int g_host_value, g_io_value;
+
+static int debug_enabled(void) {
+  const char *env = getenv("PNMPI_DEBUG");
+  return env != NULL && atoi(env) >= 1;
+}
+
+/* Prints `pnmpi: AT: MESSAGE`, AT being where argument `name` was given. */
+static void report_at_argument(const char *name, const char *message) {
+  char at[1024];
+  pnmpi_argument_where(g_self, name, at, sizeof at);
+  fprintf(stderr, "pnmpi: %s: %s\n", at, message);
+}
+
+PNMPI_EXPORT void pnmpi_module_loaded(PNMPI_modHandle_t self) {
+  g_self = self;
+  if (pnmpi_argument_string(self, "order", PNMPI_ARG_NONEMPTY, &g_order) == PNMPI_BADARG ||
+      pnmpi_argument_string(self, "from", PNMPI_ARG_NONEMPTY, &g_from) == PNMPI_BADARG)
+    _exit(1);
+  if (g_order == NULL && g_from == NULL) {
+    report_at_argument("order",
+                       "needs the placement to apply: add 'argument order FILE' (ranks in the "
+                       "order of the launch slots, docs/place.md) or 'argument from RUN' (a "
+                       "monitor run to map onto this job's hosts) below this line");
+    _exit(1);
+  }
+  if (g_order != NULL && g_from != NULL) {
+    report_at_argument("from", "cannot be given with 'argument order': the module applies one "
+                               "placement; remove one of the two");
+    _exit(1);
+  }
+}
+
+/* Rank 0's part of the start: the application rank of every launch slot into
+ * rank_of_slot[size]. 0, or 1 after printing why not. */
+static int decide_order(int size, int *rank_of_slot) {
+  if (g_order != NULL) {
+    char *text = NULL;
+    size_t length = 0;
+    if (pnmpi_argument_file(g_self, "order", PNMPI_ARG_REQUIRED, MAX_ORDER_BYTES, &text,
+                            &length) != PNMPI_SUCCESS)
+      return 1;
+    char problem[1024];
+    int line = 0;
+    const int failed =
+        place_parse_order(text, length, size, rank_of_slot, &line, problem, sizeof problem);
+    free(text);
+    if (!failed)
+      return 0;
+    if (line > 0) {
+      fprintf(stderr, "pnmpi: %s:%d: module 'place': %s\n", g_order, line, problem);
+    } else {
+      char message[1400];
+      snprintf(message, sizeof message, "%s %s", g_order, problem);
+      report_at_argument("order", message);
+    }
+    return 1;
+  }
+  report_at_argument("from", "this build of the place module cannot map a run (it was built "
+                             "without the mapping library): use 'argument order FILE'");
+  return 1;
+}
+
+/* Ends the job after rank 0 has printed why. Only rank 0 aborts: an abort from another rank
+ * could end the job before MPICH's launcher has passed rank 0's message on; the others wait
+ * in a barrier rank 0 never enters, until its abort ends them. */
+static void stop_job(int rank) {
+  if (rank != 0)
+    PMPI_Barrier(MPI_COMM_WORLD);
+  PMPI_Abort(MPI_COMM_WORLD, 1);
+  _exit(1);
+}
+
+static void start(void) {
+  const double t0 = PMPI_Wtime();
+  int rank = 0, size = 1;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  int *rank_of_slot = malloc((size_t)size * sizeof *rank_of_slot);
+  g_app_rank = malloc((size_t)size * sizeof *g_app_rank);
+  int failed = rank_of_slot == NULL || g_app_rank == NULL;
+  if (failed)
+    fprintf(stderr, "pnmpi: module 'place': out of memory for the order of %d ranks\n", size);
+  else if (rank == 0)
+    failed = decide_order(size, rank_of_slot);
+  PMPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (failed)
+    stop_job(rank);
+  PMPI_Bcast(rank_of_slot, size, MPI_INT, 0, MPI_COMM_WORLD);
+  int moved = 0;
+  for (int p = 0; p < size; ++p) {
+    g_app_rank[p] = rank_of_slot[p];
+    moved += rank_of_slot[p] != p;
+  }
+  g_size = size;
+  MPI_Comm world = MPI_COMM_NULL;
+  PMPI_Comm_split(MPI_COMM_WORLD, 0, rank_of_slot[rank], &world);
+  PMPI_Comm_set_name(world, "MPI_COMM_WORLD");
+  place_world = world;
+  free(rank_of_slot);
+  if (rank == 0 && debug_enabled())
+    fprintf(stderr,
+            "pnmpi[debug]: module 'place': order %s applied: %d ranks, %d renumbered; start-up "
+            "%.3f ms\n",
+            g_order != NULL ? g_order : g_from, size, moved, (PMPI_Wtime() - t0) * 1e3);
+}
+
+PNMPI_EXPORT int MPI_Init(int *argc, char ***argv) {
+  const int rc = PMPI_Init(argc, argv);
+  if (rc == MPI_SUCCESS)
+    start();
+  return rc;
+}
+
+PNMPI_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+  const int rc = PMPI_Init_thread(argc, argv, required, provided);
+  if (rc == MPI_SUCCESS)
+    start();
+  return rc;
+}
+
+/* ---- predefined attributes --------------------------------------------------------------- */
+
+static int is_predefined(int keyval) {
+  return keyval == MPI_TAG_UB || keyval == MPI_HOST || keyval == MPI_IO ||
+         keyval == MPI_WTIME_IS_GLOBAL || keyval == MPI_APPNUM || keyval == MPI_UNIVERSE_SIZE ||
+         keyval == MPI_LASTUSEDCODE;
+}
+
+/* MPI_HOST and MPI_IO are ranks of the world: the application's numbering of the physical
+ * rank MPI gave (MPI_PROC_NULL, MPI_ANY_SOURCE stay). */
+static void renumber_rank_attribute(int keyval, void *value) {
+  if (keyval != MPI_HOST && keyval != MPI_IO)
+    return;
+  int *slot = keyval == MPI_HOST ? &g_host_value : &g_io_value;
+  const int physical = **(int **)value;
+  *slot = physical >= 0 && physical < g_size ? g_app_rank[physical] : physical;
+  *(int **)value = slot;
+}
+
+/* The world's attributes: the application's own (set through this module on place_world)
+ * and, since only the physical world carries them, the predefined ones. */
+PNMPI_EXPORT int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag) {
+  if (comm != MPI_COMM_WORLD || place_world == MPI_COMM_WORLD)
+    return PMPI_Comm_get_attr(comm, keyval, value, flag);
+  if (!is_predefined(keyval)) {
+    const int rc = PMPI_Comm_get_attr(place_world, keyval, value, flag);
+    if (rc != MPI_SUCCESS || *flag)
+      return rc;
+  }
+  const int rc = PMPI_Comm_get_attr(MPI_COMM_WORLD, keyval, value, flag);
+  if (rc == MPI_SUCCESS && *flag)
+    renumber_rank_attribute(keyval, value);
+  return rc;
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+PNMPI_EXPORT int MPI_Attr_get(MPI_Comm comm, int keyval, void *value, int *flag) {
+  if (comm != MPI_COMM_WORLD || place_world == MPI_COMM_WORLD)
+    return PMPI_Attr_get(comm, keyval, value, flag);
+  if (!is_predefined(keyval)) {
+    const int rc = PMPI_Attr_get(place_world, keyval, value, flag);
+    if (rc != MPI_SUCCESS || *flag)
+      return rc;
+  }
+  const int rc = PMPI_Attr_get(MPI_COMM_WORLD, keyval, value, flag);
+  if (rc == MPI_SUCCESS && *flag)
+    renumber_rank_attribute(keyval, value);
+  return rc;
+}
+#pragma GCC diagnostic pop
+
+/* ---- error handlers ---------------------------------------------------------------------- */
+
+/* The application's handler on its world, and on the physical one, where MPI raises errors
+ * that concern no communicator (MPI-3; MPI-4 MPIs use MPI_COMM_SELF, which stays). */
+PNMPI_EXPORT int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
+  if (comm != MPI_COMM_WORLD || place_world == MPI_COMM_WORLD)
+    return PMPI_Comm_set_errhandler(comm, errhandler);
+  const int rc = PMPI_Comm_set_errhandler(place_world, errhandler);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  return PMPI_Comm_set_errhandler(MPI_COMM_WORLD, errhandler);
+}
