@@ -4,7 +4,7 @@
 
 import json
 
-from . import analysis, inputs, placement
+from . import advice, analysis, inputs, placement
 from .model import human_bytes
 
 HELP = ("totals per category, application vs tool traffic, top talkers, traffic inside and "
@@ -24,10 +24,11 @@ def run(args):
     r = inputs.load_run(args.run)
     placement.apply_assumed_hosts(r, args)
     s = analysis.summarize(r, max(0, args.top))
+    s["placement"] = advice.placement_advice(r, args.run)
     if args.json:
         print(json.dumps(s, indent=1, sort_keys=True))
     else:
-        print(render_text(s), end="")
+        print(render_text(s) + advice.render_text(s["placement"]), end="")
     return 0
 
 
