@@ -3,7 +3,8 @@
 
 /* The place module: an unchanged application runs on a renumbered MPI_COMM_WORLD
  * (docs/place.md). MPI_Init and MPI_Init_thread, once MPI runs, decide this process's
- * application rank (`argument order FILE`, read on rank 0 and broadcast) and split the
+ * application rank on rank 0 and broadcast it (`argument order FILE`; `argument from RUN`:
+ * an earlier run's matrix mapped onto this job's hosts by libpnmpi_mapping) and split the
  * physical world into `place_world`, ordered by it and named "MPI_COMM_WORLD". Every
  * routine that takes a communicator replaces the handle MPI_COMM_WORLD by it: those
  * wrappers are generated (BUILD/generated/place_wrappers.c, stub-gen/emit_place.py). Since
@@ -27,6 +28,7 @@
 #include <unistd.h>
 
 #include "order_file.h"
+#include <pnmpi/mapping.h>
 #include "place.h"
 
 PNMPI_MODULE_ARGUMENTS("order from");
@@ -75,9 +77,83 @@ PNMPI_EXPORT void pnmpi_module_loaded(PNMPI_modHandle_t self) {
   }
 }
 
+/* What rank 0 learnt from `argument from RUN`, for the PNMPI_DEBUG=1 line. */
+static struct {
+  int hosts;
+  uint64_t crossing, crossing_as_launched;
+  char method[256];
+} g_mapped;
+
+/* This job's hosts as launch slot -> host index (in order of first appearance), from every
+ * rank's MPI_Get_processor_name: on rank 0 into slot_host[size] and the number of hosts;
+ * the other ranks only send. Collective over the physical world. */
+static int gather_hosts(int rank, int size, int32_t *slot_host) {
+  char mine[MPI_MAX_PROCESSOR_NAME + 1];
+  memset(mine, 0, sizeof mine);
+  int length = 0;
+  PMPI_Get_processor_name(mine, &length);
+  char *all = rank == 0 ? calloc((size_t)size, sizeof mine) : NULL;
+  PMPI_Gather(mine, (int)sizeof mine, MPI_CHAR, all, (int)sizeof mine, MPI_CHAR, 0,
+              MPI_COMM_WORLD);
+  if (rank != 0)
+    return 0;
+  int hosts = 0;
+  for (int p = 0; p < size; ++p) {
+    const char *name = all + (size_t)p * sizeof mine;
+    slot_host[p] = -1;
+    for (int q = 0; q < p && slot_host[p] < 0; ++q)
+      if (strcmp(name, all + (size_t)q * sizeof mine) == 0)
+        slot_host[p] = slot_host[q];
+    if (slot_host[p] < 0)
+      slot_host[p] = hosts++;
+  }
+  free(all);
+  return hosts;
+}
+
+/* Rank 0: maps the traffic of the run `argument from` names onto this job's hosts. */
+static int map_run(int size, const int32_t *slot_host, int hosts, int *rank_of_slot) {
+  char err[1024], message[1400];
+  pnmpi_map_matrix *m = NULL;
+  if (pnmpi_map_load_run(g_from, &m, err, sizeof err) != 0) {
+    snprintf(message, sizeof message,
+             "%s; name a run the monitor wrote (PREFIX, PREFIX.json or a directory)", err);
+    report_at_argument("from", message);
+    return 1;
+  }
+  const int64_t ranks = pnmpi_map_matrix_size(m);
+  if (ranks != size) {
+    snprintf(message, sizeof message,
+             "the run %s had %lld ranks, this job has %d: a placement maps every rank of the "
+             "run onto a launch slot; run the job with %lld ranks, or give a run of %d ranks",
+             g_from, (long long)ranks, size, (long long)ranks, size);
+    report_at_argument("from", message);
+    pnmpi_map_matrix_free(m);
+    return 1;
+  }
+  int32_t *order = malloc((size_t)size * sizeof *order);
+  int failed = order == NULL ||
+               pnmpi_map_place(m, size, slot_host, order, err, sizeof err) != PNMPI_MAP_OK;
+  if (failed) {
+    snprintf(message, sizeof message, "cannot map the run %s onto this job's %d hosts: %s",
+             g_from, hosts, order == NULL ? "out of memory" : err);
+    report_at_argument("from", message);
+  } else {
+    for (int p = 0; p < size; ++p)
+      rank_of_slot[p] = order[p];
+    g_mapped.hosts = hosts;
+    g_mapped.crossing = pnmpi_map_crossing_bytes(m, size, slot_host, order);
+    g_mapped.crossing_as_launched = pnmpi_map_crossing_bytes(m, size, slot_host, NULL);
+    snprintf(g_mapped.method, sizeof g_mapped.method, "%s", pnmpi_map_last_method());
+  }
+  free(order);
+  pnmpi_map_matrix_free(m);
+  return failed;
+}
+
 /* Rank 0's part of the start: the application rank of every launch slot into
  * rank_of_slot[size]. 0, or 1 after printing why not. */
-static int decide_order(int size, int *rank_of_slot) {
+static int decide_order(int size, const int32_t *slot_host, int hosts, int *rank_of_slot) {
   if (g_order != NULL) {
     char *text = NULL;
     size_t length = 0;
@@ -100,9 +176,7 @@ static int decide_order(int size, int *rank_of_slot) {
     }
     return 1;
   }
-  report_at_argument("from", "this build of the place module cannot map a run (it was built "
-                             "without the mapping library): use 'argument order FILE'");
-  return 1;
+  return map_run(size, slot_host, hosts, rank_of_slot);
 }
 
 /* Ends the job after rank 0 has printed why. Only rank 0 aborts: an abort from another rank
@@ -125,8 +199,17 @@ static void start(void) {
   int failed = rank_of_slot == NULL || g_app_rank == NULL;
   if (failed)
     fprintf(stderr, "pnmpi: module 'place': out of memory for the order of %d ranks\n", size);
-  else if (rank == 0)
-    failed = decide_order(size, rank_of_slot);
+  int32_t *slot_host = NULL;
+  int hosts = 0;
+  if (!failed && g_from != NULL) {
+    slot_host = rank == 0 ? malloc((size_t)size * sizeof *slot_host) : NULL;
+    failed = rank == 0 && slot_host == NULL;
+    if (!failed)
+      hosts = gather_hosts(rank, size, slot_host);
+  }
+  if (!failed && rank == 0)
+    failed = decide_order(size, slot_host, hosts, rank_of_slot);
+  free(slot_host);
   PMPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (failed)
     stop_job(rank);
@@ -142,11 +225,21 @@ static void start(void) {
   PMPI_Comm_set_name(world, "MPI_COMM_WORLD");
   place_world = world;
   free(rank_of_slot);
-  if (rank == 0 && debug_enabled())
-    fprintf(stderr,
-            "pnmpi[debug]: module 'place': order %s applied: %d ranks, %d renumbered; start-up "
-            "%.3f ms\n",
-            g_order != NULL ? g_order : g_from, size, moved, (PMPI_Wtime() - t0) * 1e3);
+  if (rank == 0 && debug_enabled()) {
+    const double ms = (PMPI_Wtime() - t0) * 1e3;
+    if (g_order != NULL)
+      fprintf(stderr,
+              "pnmpi[debug]: module 'place': order %s applied: %d ranks, %d renumbered; "
+              "start-up %.3f ms\n",
+              g_order, size, moved, ms);
+    else
+      fprintf(stderr,
+              "pnmpi[debug]: module 'place': run %s mapped onto %d host(s): %d ranks, %d "
+              "renumbered; bytes crossing hosts: %llu predicted, %llu as launched; %s; "
+              "start-up %.3f ms (mapping included)\n",
+              g_from, g_mapped.hosts, size, moved, (unsigned long long)g_mapped.crossing,
+              (unsigned long long)g_mapped.crossing_as_launched, g_mapped.method, ms);
+  }
 }
 
 PNMPI_EXPORT int MPI_Init(int *argc, char ***argv) {
