@@ -244,6 +244,44 @@ class PlaceTest(unittest.TestCase):
                            r"ranks, (\d+) renumbered; start-up [0-9.]+ ms", r.stderr)
         self.assertEqual(lines, [(str(self.ranks), str(moved))], describe(r))
 
+    # ---- argument from RUN ---------------------------------------------------------------
+
+    def test_from_run(self):
+        """A monitor run mapped onto this job's one host: nothing crosses hosts, so the
+        mapping keeps the launch order, and says so with PNMPI_DEBUG=1. (tests/cluster maps
+        one onto several hosts.)"""
+        r = run_job(self.ranks, "module monitor\nargument output run1\n", [CONFIG["ring_app"]],
+                    self.dir)
+        self.assertEqual(r.returncode, 0, describe(r))
+        r = run_job(self.ranks, "module place\nargument from run1\n", [CONFIG["ring_app"]],
+                    self.dir, {"PNMPI_DEBUG": "1"})
+        self.assertEqual(r.returncode, 0, describe(r))
+        self.assertEqual(re.findall(
+            r"pnmpi\[debug\]: module 'place': run run1 mapped onto 1 host\(s\): (\d+) ranks, 0 "
+            r"renumbered; bytes crossing hosts: 0 predicted, 0 as launched; [^;]+; start-up "
+            r"[0-9.]+ ms \(mapping included\)", r.stderr), [str(self.ranks)], describe(r))
+        self.assertEqual(len(re.findall(r"^ring (\d+) \1 ", r.stdout, re.M)), self.ranks,
+                         describe(r))
+
+    def test_bad_from(self):
+        at = os.path.join(self.dir, "pnmpi.conf") + ":2: module 'place': argument 'from'"
+        n = self.ranks
+        r = run_job(n - 1, "module monitor\nargument output small\n", [CONFIG["ring_app"]],
+                    self.dir)
+        self.assertEqual(r.returncode, 0, describe(r))
+        self.expect_stop("module place\nargument from small\n", at + ": the run small had %d "
+                         "ranks, this job has %d: a placement maps every rank of the run onto a "
+                         "launch slot; run the job with %d ranks, or give a run of %d ranks"
+                         % (n - 1, n, n - 1, n))
+        self.expect_stop("module place\nargument from nothere\n", at + ": nothere: no such "
+                         "file, directory or output prefix (looked for nothere.json and "
+                         "nothere.<rank>.prof); name a run the monitor wrote (PREFIX, "
+                         "PREFIX.json or a directory)")
+        self.expect_stop("module place\nargument from foreign.json\n", at + ": foreign.json: "
+                         "not the monitor's JSON (format \"x\", expected "
+                         "\"pnmpi-monitor-matrices\"); name a run the monitor wrote (PREFIX, "
+                         "PREFIX.json or a directory)", {"foreign.json": '{"format": "x"}\n'})
+
     # ---- bad inputs ----------------------------------------------------------------------
 
     def expect_stop(self, conf, message, files=None):
