@@ -145,12 +145,11 @@ class PlaceTest(unittest.TestCase):
                     [CONFIG["place_app"], self.order_arg(), "abort"], self.dir)
         self.assertEqual(r.returncode, 7, describe(r))
         self.assertIn("rank: ok", r.stdout)
-        # The launcher names the process it launched: launch slot of application rank 1.
+        # mpirun names the process it launched: the launch slot of application rank 1.
+        # (MPICH's own line comes from the aborting rank, and Hydra may end the job before
+        # passing it on.)
         if CONFIG["flavor"] == "openmpi":
             self.assertIn("MPI_ABORT was invoked on rank %d in communicator MPI_COMM_WORLD"
-                          % self.slot_of[1], r.stderr)
-        else:
-            self.assertIn("application called MPI_Abort(MPI_COMM_WORLD, 7) - process %d"
                           % self.slot_of[1], r.stderr)
 
     def test_fortran(self):
