@@ -8,8 +8,9 @@ times each: no module (the stub only), `module passthrough` (a layer that passes
 on), `module place` with the identity order (the same layer plus one compare and select per
 communicator). The table shows per stack the median and [min, max] of CPU ns per
 MPI_Comm_rank(MPI_COMM_WORLD), per MPI_Comm_rank on a duplicate, per MPI_Type_size (no
-communicator: place does not wrap it, so the call skips the layer), and half an 8-byte round
-trip on MPI_COMM_WORLD; then place minus passthrough, median of the per-round differences.
+communicator: place does not wrap it, so the call skips the layer), and per 8-byte MPI_Send
+to itself plus its MPI_Recv on MPI_COMM_WORLD (rank 0, CPU-bound: no partner to wait for);
+then place minus passthrough, median and [min, max] of the per-round differences.
 
 Usage: bench/place/place_bench.py --build BUILD_DIR [--repeats N] [--quick]
 """
@@ -24,13 +25,13 @@ import sys
 import tempfile
 
 LINE = re.compile(r"rank_world=([0-9.]+) rank_dup=([0-9.]+) type_size=([0-9.]+) "
-                  r"send_us=([0-9.]+)")
-FIELDS = ("rank_world", "rank_dup", "type_size", "send_us")
+                  r"send_self=([0-9.]+)")
+FIELDS = ("rank_world", "rank_dup", "type_size", "send_self")
 STACKS = (("stub only", None), ("passthrough", "module passthrough\n"),
           ("place", "module place\nargument order identity.txt\n"))
 
 
-def run_once(cfg, conf_text, calls, iterations, scratch):
+def run_once(cfg, conf_text, calls, scratch):
     env = dict(os.environ)
     for name in ("PNMPI_CONF", "PNMPI_DEBUG"):
         env.pop(name, None)
@@ -46,7 +47,7 @@ def run_once(cfg, conf_text, calls, iterations, scratch):
     if cfg["flavor"] == "openmpi":
         env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
         argv += ["--oversubscribe", "--bind-to", "none"]
-    argv += ["-np", "2", cfg["program"], str(calls), str(iterations)]
+    argv += ["-np", "2", cfg["program"], str(calls)]
     proc = subprocess.run(argv, env=env, cwd=scratch, capture_output=True, text=True,
                           timeout=600)
     m = LINE.search(proc.stdout)
@@ -68,14 +69,14 @@ def main():
     args = ap.parse_args()
     with open(os.path.join(args.build, "bench", "place", "bench_place_config.json")) as f:
         cfg = json.load(f)
-    calls, iterations = (100000, 1000) if args.quick else (20000000, 20000)
+    calls = 100000 if args.quick else 20000000
     results = {name: [] for name, _ in STACKS}
     with tempfile.TemporaryDirectory(prefix="pnmpi-place-bench-") as scratch:
         with open(os.path.join(scratch, "identity.txt"), "w") as f:
             f.write("0-1\n")
         for _ in range(args.repeats):
             for name, conf in STACKS:  # alternated: drifts of a shared machine hit all alike
-                results[name].append(run_once(cfg, conf, calls, iterations, scratch))
+                results[name].append(run_once(cfg, conf, calls, scratch))
     print("%s, 2 ranks, %d rounds, median [min, max]" % (cfg["flavor"], args.repeats))
     print("%-12s %-26s %-26s %-26s %-26s" % (("stack",) + FIELDS))
     for name, _ in STACKS:

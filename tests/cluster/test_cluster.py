@@ -283,6 +283,7 @@ class ClusterRun(unittest.TestCase):
                       r"renumbered; bytes crossing hosts: (\d+) predicted, (\d+) as launched",
                       run.stderr)
         self.assertIsNotNone(m, run.stderr)
+        print("\n" + run.stderr[m.start():].splitlines()[0], file=sys.stderr)
         predicted, as_launched = int(m.group(1)), int(m.group(2))
         self.assertEqual(as_launched, before)
         self.assertLess(predicted, before)

@@ -95,7 +95,7 @@ class PlaceTest(unittest.TestCase):
     ITEMS = ["rank", "status_source", "message_reaches_the_process", "wait_status_source",
              "bcast_root", "allgather_order", "exscan", "group_rank", "compare_ident", "dup",
              "name", "fortran_handle", "split", "split_type", "cart", "dist_graph", "intercomm",
-             "window", "file", "errhandler", "user_attribute"]
+             "window", "file", "errhandler", "free_world", "user_attribute"]
 
     def items_of(self, out, prefix=""):
         return [line for line in out.splitlines() if re.match(prefix + r"\w+: ", line)]
@@ -258,7 +258,8 @@ class PlaceTest(unittest.TestCase):
         self.assertEqual(re.findall(
             r"pnmpi\[debug\]: module 'place': run run1 mapped onto 1 host\(s\): (\d+) ranks, 0 "
             r"renumbered; bytes crossing hosts: 0 predicted, 0 as launched; [^;]+; start-up "
-            r"[0-9.]+ ms \(mapping included\)", r.stderr), [str(self.ranks)], describe(r))
+            r"[0-9.]+ ms \(reading and mapping the run [0-9.]+ ms\)", r.stderr),
+            [str(self.ranks)], describe(r))
         self.assertEqual(len(re.findall(r"^ring (\d+) \1 ", r.stdout, re.M)), self.ranks,
                          describe(r))
 

@@ -210,6 +210,8 @@ int main(int argc, char **argv) {
   MPI_Comm_get_errhandler(MPI_COMM_WORLD, &eh);
   const int rc = MPI_Send(&g_rank, 1, MPI_INT, g_size + 3, 0, MPI_COMM_WORLD);
   item("errhandler", rc != MPI_SUCCESS && eh == MPI_ERRORS_RETURN);
+  MPI_Comm world_copy = MPI_COMM_WORLD; /* freeing the world stays an error */
+  item("free_world", MPI_Comm_free(&world_copy) != MPI_SUCCESS);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 
   /* User attributes on the world. */
