@@ -20,11 +20,11 @@
 #include <vector>
 
 #include "arguments.h"
+#include "compat.h"
 #include "config.h"
+#include "core.h"
 #include "error.h"
 #include "input_file.h"
-#include "compat.h"
-#include "core.h"
 #include "log.h"
 #include "values.h"
 
@@ -393,8 +393,8 @@ PNMPI_status_t pnmpi_argument_file(PNMPI_modHandle_t module, const char *name, i
     std::vector<unsigned char> bytes;
     try {
       pnmpi::check_trusted(arg->value, pnmpi::shown(arg->value));
-      bytes = pnmpi::read_input_file(arg->value, max_bytes,
-                                     "cannot read " + pnmpi::shown(arg->value));
+      bytes =
+          pnmpi::read_input_file(arg->value, max_bytes, "cannot read " + pnmpi::shown(arg->value));
     } catch (const pnmpi::Error &e) {
       const Core &core = Core::instance();
       pnmpi::print_error(

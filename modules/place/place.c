@@ -28,8 +28,8 @@
 #include <unistd.h>
 
 #include "order_file.h"
-#include <pnmpi/mapping.h>
 #include "place.h"
+#include <pnmpi/mapping.h>
 
 PNMPI_MODULE_ARGUMENTS("order from");
 
@@ -94,8 +94,7 @@ static int gather_hosts(int rank, int size, int32_t *slot_host) {
   int length = 0;
   PMPI_Get_processor_name(mine, &length);
   char *all = rank == 0 ? calloc((size_t)size, sizeof mine) : NULL;
-  PMPI_Gather(mine, (int)sizeof mine, MPI_CHAR, all, (int)sizeof mine, MPI_CHAR, 0,
-              MPI_COMM_WORLD);
+  PMPI_Gather(mine, (int)sizeof mine, MPI_CHAR, all, (int)sizeof mine, MPI_CHAR, 0, MPI_COMM_WORLD);
   if (rank != 0)
     return 0;
   int hosts = 0;
@@ -134,11 +133,11 @@ static int map_run(int size, const int32_t *slot_host, int hosts, int *rank_of_s
     return 1;
   }
   int32_t *order = malloc((size_t)size * sizeof *order);
-  int failed = order == NULL ||
-               pnmpi_map_place(m, size, slot_host, order, err, sizeof err) != PNMPI_MAP_OK;
+  int failed =
+      order == NULL || pnmpi_map_place(m, size, slot_host, order, err, sizeof err) != PNMPI_MAP_OK;
   if (failed) {
-    snprintf(message, sizeof message, "cannot map the run %s onto this job's %d hosts: %s",
-             g_from, hosts, order == NULL ? "out of memory" : err);
+    snprintf(message, sizeof message, "cannot map the run %s onto this job's %d hosts: %s", g_from,
+             hosts, order == NULL ? "out of memory" : err);
     report_at_argument("from", message);
   } else {
     for (int p = 0; p < size; ++p)
@@ -160,8 +159,8 @@ static int decide_order(int size, const int32_t *slot_host, int hosts, int *rank
   if (g_order != NULL) {
     char *text = NULL;
     size_t length = 0;
-    if (pnmpi_argument_file(g_self, "order", PNMPI_ARG_REQUIRED, MAX_ORDER_BYTES, &text,
-                            &length) != PNMPI_SUCCESS)
+    if (pnmpi_argument_file(g_self, "order", PNMPI_ARG_REQUIRED, MAX_ORDER_BYTES, &text, &length) !=
+        PNMPI_SUCCESS)
       return 1;
     char problem[1024];
     int line = 0;
@@ -241,8 +240,7 @@ static void start(void) {
               "renumbered; bytes crossing hosts: %llu predicted, %llu as launched; %s; "
               "start-up %.3f ms (reading and mapping the run %.3f ms)\n",
               g_from, g_mapped.hosts, size, moved, (unsigned long long)g_mapped.crossing,
-              (unsigned long long)g_mapped.crossing_as_launched, g_mapped.method, ms,
-              g_mapped.ms);
+              (unsigned long long)g_mapped.crossing_as_launched, g_mapped.method, ms, g_mapped.ms);
   }
 }
 

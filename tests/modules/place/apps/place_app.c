@@ -146,8 +146,8 @@ int main(int argc, char **argv) {
   item("cart", cart_rank == me && src == prev && dst == next);
   MPI_Comm graph;
   int weight = 1, from = (g_rank + g_size - 1) % g_size, to = (g_rank + 1) % g_size;
-  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &from, &weight, 1, &to, &weight,
-                                 MPI_INFO_NULL, 0, &graph);
+  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &from, &weight, 1, &to, &weight, MPI_INFO_NULL,
+                                 0, &graph);
   int got = -1;
   MPI_Neighbor_allgather(&g_rank, 1, MPI_INT, &got, 1, MPI_INT, graph);
   item("dist_graph", got == prev);
