@@ -86,28 +86,41 @@ static struct {
 } g_mapped;
 
 /* This job's hosts as launch slot -> host index (in order of first appearance), from every
- * rank's MPI_Get_processor_name: on rank 0 into slot_host[size] and the number of hosts;
- * the other ranks only send. Collective over the physical world. */
-static int gather_hosts(int rank, int size, int32_t *slot_host) {
+ * rank's MPI_Get_processor_name: on rank 0 into slot_host[size] and the number of hosts
+ * (-1: out of memory); the other ranks only send. Collective over the physical world. */
+static int gather_hosts(int rank, int size, char *all, int32_t *slot_host) {
   char mine[MPI_MAX_PROCESSOR_NAME + 1];
   memset(mine, 0, sizeof mine);
   int length = 0;
   PMPI_Get_processor_name(mine, &length);
-  char *all = rank == 0 ? calloc((size_t)size, sizeof mine) : NULL;
   PMPI_Gather(mine, (int)sizeof mine, MPI_CHAR, all, (int)sizeof mine, MPI_CHAR, 0, MPI_COMM_WORLD);
   if (rank != 0)
     return 0;
+  /* Names to host indices through an open-addressing table of 2*size slots (FNV-1a):
+   * linear in the job's size, whatever the number of hosts. */
+  const size_t buckets = 2 * (size_t)size;
+  int *first_slot = malloc(buckets * sizeof *first_slot);
+  if (first_slot == NULL)
+    return -1;
+  for (size_t b = 0; b < buckets; ++b)
+    first_slot[b] = -1;
   int hosts = 0;
   for (int p = 0; p < size; ++p) {
     const char *name = all + (size_t)p * sizeof mine;
-    slot_host[p] = -1;
-    for (int q = 0; q < p && slot_host[p] < 0; ++q)
-      if (strcmp(name, all + (size_t)q * sizeof mine) == 0)
-        slot_host[p] = slot_host[q];
-    if (slot_host[p] < 0)
+    uint64_t hash = 1469598103934665603ull;
+    for (const char *c = name; *c != '\0'; ++c)
+      hash = (hash ^ (unsigned char)*c) * 1099511628211ull;
+    size_t b = (size_t)(hash % buckets);
+    while (first_slot[b] >= 0 && strcmp(all + (size_t)first_slot[b] * sizeof mine, name) != 0)
+      b = (b + 1) % buckets;
+    if (first_slot[b] < 0) {
+      first_slot[b] = p;
       slot_host[p] = hosts++;
+    } else {
+      slot_host[p] = slot_host[first_slot[b]];
+    }
   }
-  free(all);
+  free(first_slot);
   return hosts;
 }
 
@@ -203,11 +216,22 @@ static void start(void) {
     fprintf(stderr, "pnmpi: module 'place': out of memory for the order of %d ranks\n", size);
   int32_t *slot_host = NULL;
   int hosts = 0;
-  if (!failed && g_from != NULL) {
-    slot_host = rank == 0 ? malloc((size_t)size * sizeof *slot_host) : NULL;
-    failed = rank == 0 && slot_host == NULL;
+  if (g_from != NULL) {
+    /* Every rank takes part in the gather, or none does. */
+    char *names = NULL;
+    if (rank == 0) {
+      slot_host = malloc((size_t)size * sizeof *slot_host);
+      names = calloc((size_t)size, MPI_MAX_PROCESSOR_NAME + 1);
+      failed = failed || slot_host == NULL || names == NULL;
+    }
+    PMPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (!failed)
-      hosts = gather_hosts(rank, size, slot_host);
+      hosts = gather_hosts(rank, size, names, slot_host);
+    free(names);
+    if (hosts < 0 || (failed && rank == 0)) {
+      fprintf(stderr, "pnmpi: module 'place': out of memory for the hosts of %d ranks\n", size);
+      failed = 1;
+    }
   }
   if (!failed && rank == 0)
     failed = decide_order(size, slot_host, hosts, rank_of_slot);

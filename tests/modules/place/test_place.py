@@ -169,6 +169,18 @@ class PlaceTest(unittest.TestCase):
         self.assertEqual(len(variants), 3)
         self.assertNotEqual(reverse, list(range(ranks)))
 
+    def test_init_thread(self):
+        """MPI started by MPI_Init_thread gets the renumbered world too."""
+        r = run_job(self.ranks, place_conf("order.txt"), [CONFIG["ring_app"], "thread"],
+                    self.dir)
+        self.assertEqual(r.returncode, 0, describe(r))
+        lines = sorted(tuple(int(w) for w in line.split()[1:])
+                       for line in r.stdout.splitlines() if line.startswith("ring "))
+        n = self.ranks
+        self.assertEqual(lines, [(a, self.slot_of[a], 100 * ((a - 1) % n + 1), (a - 1) % n,
+                                  100 + self.slot_of[(a - 1) % n]) for a in range(n)],
+                         describe(r))
+
     # ---- tools below see the physical world, tools above the application's ----------------
 
     def ring_expectations(self):

@@ -4,14 +4,21 @@
 /* A ring in MPI_COMM_WORLD ranks, whose traffic says who sent it: rank r sends 100*(r+1)
  * bytes to rank r+1 (mod size) with tag 100 + its launch slot (the launcher's rank, from
  * the environment). Tools below and above the place module must record this traffic in
- * physical and application ranks respectively. Prints `ring RANK SLOT GOT_BYTES FROM TAG`. */
+ * physical and application ranks respectively. Prints `ring RANK SLOT GOT_BYTES FROM TAG`.
+ * With the argument `thread`, MPI starts with MPI_Init_thread(MPI_THREAD_MULTIPLE). */
 
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
+  if (argc > 1 && strcmp(argv[1], "thread") == 0) {
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  } else {
+    MPI_Init(&argc, &argv);
+  }
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
