@@ -233,12 +233,14 @@ static void start(void) {
       failed = 1;
     }
   }
+  const double t_hosts = PMPI_Wtime();
   if (!failed && rank == 0)
     failed = decide_order(size, slot_host, hosts, rank_of_slot);
   free(slot_host);
   PMPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (failed)
     stop_job(rank);
+  const double t_split = PMPI_Wtime();
   PMPI_Bcast(rank_of_slot, size, MPI_INT, 0, MPI_COMM_WORLD);
   int moved = 0;
   for (int p = 0; p < size; ++p) {
@@ -262,9 +264,11 @@ static void start(void) {
       fprintf(stderr,
               "pnmpi[debug]: module 'place': run %s mapped onto %d host(s): %d ranks, %d "
               "renumbered; bytes crossing hosts: %llu predicted, %llu as launched; %s; "
-              "start-up %.3f ms (reading and mapping the run %.3f ms)\n",
+              "start-up %.3f ms (hosts %.3f ms, reading and mapping the run %.3f ms, new world "
+              "%.3f ms)\n",
               g_from, g_mapped.hosts, size, moved, (unsigned long long)g_mapped.crossing,
-              (unsigned long long)g_mapped.crossing_as_launched, g_mapped.method, ms, g_mapped.ms);
+              (unsigned long long)g_mapped.crossing_as_launched, g_mapped.method, ms,
+              (t_hosts - t0) * 1e3, g_mapped.ms, (PMPI_Wtime() - t_split) * 1e3);
   }
 }
 

@@ -270,7 +270,8 @@ class PlaceTest(unittest.TestCase):
         self.assertEqual(re.findall(
             r"pnmpi\[debug\]: module 'place': run run1 mapped onto 1 host\(s\): (\d+) ranks, 0 "
             r"renumbered; bytes crossing hosts: 0 predicted, 0 as launched; [^;]+; start-up "
-            r"[0-9.]+ ms \(reading and mapping the run [0-9.]+ ms\)", r.stderr),
+            r"[0-9.]+ ms \(hosts [0-9.]+ ms, reading and mapping the run [0-9.]+ ms, new world "
+            r"[0-9.]+ ms\)", r.stderr),
             [str(self.ranks)], describe(r))
         self.assertEqual(len(re.findall(r"^ring (\d+) \1 ", r.stdout, re.M)), self.ranks,
                          describe(r))
