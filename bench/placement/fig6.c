@@ -10,8 +10,9 @@
  *       library onto the hosts) and the groups split again from the reordered world;
  *   t3: N iterations on the new groups.
  * Each time is the slowest rank's, between barriers. Rank 0 prints one line per cell:
- *   fig6 COUNT N t1 t2 t3 gain_percent new_rank_of_world_rank_0..P-1
- * with gain = 100 (t1 - (t2 + t3)) / t1.
+ *   fig6 COUNT N t1 t2 t3 gain_percent t2_monitor t2_reorder t2_split new_ranks...
+ * with gain = 100 (t1 - (t2 + t3)) / t1 and t2's parts (the slowest rank's each): the
+ * monitored iteration, MPI_M_reorder, the new groups.
  *
  *   fig6 G REVERSE COUNTS ITERATIONS     (COUNTS, ITERATIONS: comma-separated lists)
  * REVERSE 1 runs the cells in the opposite order (the driver alternates). */
@@ -86,7 +87,9 @@ int main(int argc, char **argv) {
     MPI_M_start(MPI_COMM_WORLD, &id);
     MPI_Allgather(send, count, MPI_INT, recv, count, MPI_INT, group);
     MPI_M_suspend(id);
+    const double t_monitored = MPI_Wtime();
     const int rc = MPI_M_reorder(id, MPI_COMM_WORLD, &world2);
+    const double t_reordered = MPI_Wtime();
     if (rc != MPI_SUCCESS) {
       fprintf(stderr, "fig6: MPI_M_reorder returned %d\n", rc);
       MPI_Abort(MPI_COMM_WORLD, 1);
@@ -95,14 +98,17 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(world2, &rank2);
     MPI_Comm_split(world2, rank2 / g, rank2, &group2);
     MPI_M_free(id);
-    double t = MPI_Wtime() - t0, t2 = 0;
-    MPI_Allreduce(&t, &t2, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    const double t_end = MPI_Wtime();
+    double t[3] = {t_monitored - t0, t_reordered - t_monitored, t_end - t_reordered}, part[3];
+    MPI_Allreduce(t, part, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    double whole = t_end - t0, t2 = 0;
+    MPI_Allreduce(&whole, &t2, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
 
     const double t3 = run(group2, send, recv, count, n);
     MPI_Gather(&rank2, 1, MPI_INT, ranks, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (rank == 0) {
-      printf("fig6 %d %ld %.6f %.6f %.6f %.1f", count, n, t1, t2, t3,
-             100.0 * (t1 - (t2 + t3)) / t1);
+      printf("fig6 %d %ld %.6f %.6f %.6f %.1f %.6f %.6f %.6f", count, n, t1, t2, t3,
+             100.0 * (t1 - (t2 + t3)) / t1, part[0], part[1], part[2]);
       for (int r = 0; r < size; ++r)
         printf(" %d", ranks[r]);
       printf("\n");

@@ -2,7 +2,7 @@
  * Copyright (c) 2026 the pnmpi authors */
 
 /* The sessions API for Fortran programs (`include 'mpif.h'` or `use mpi`, and
- * `include 'mpi_monitoringf.h'` for the constants): subroutines named as the C functions
+ * `include 'mpi_monitoringf.inc'` for the constants): subroutines named as the C functions
  * with a last INTEGER ierr argument, under the four spellings compilers emit (mpi_m_init_,
  * mpi_m_init, mpi_m_init__, MPI_M_INIT). Communicators are Fortran INTEGER handles; data
  * arrays are INTEGER(KIND=8); a matrix declared m(n, n) holds in m(j, i) what rank i-1 sent

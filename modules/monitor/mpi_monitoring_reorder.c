@@ -17,14 +17,15 @@
 
 #define MPI_M_EXPORT __attribute__((visibility("default")))
 
-/* Host index of every process of comm, on rank 0 (numbered in order of first appearance of
- * their processor names); NULL elsewhere. MPI_SUCCESS or an MPI_M_ code, the same on every
- * process. */
+/* Host index of every process of comm, on rank 0: `given` by each (-2 for a negative host,
+ * which rank 0 then refuses for all), or, with `given` -1 on every process, numbered in
+ * order of first appearance of their processor names; NULL elsewhere. MPI_SUCCESS or an
+ * MPI_M_ code, the same on every process. */
 static int gather_hosts(MPI_Comm comm, int rank, int n, int given, int32_t **out) {
   *out = NULL;
   int32_t *hosts = NULL;
   int ok = 1;
-  if (given >= 0) {
+  if (given != -1) {
     int h = given;
     if (rank == 0 && (hosts = malloc(sizeof *hosts * (size_t)n)) == NULL)
       ok = 0;
@@ -131,13 +132,6 @@ static int reorder(MPI_M_msid msid, MPI_Comm comm, int host, MPI_Comm *newcomm) 
     return MPI_M_MPIT_FAIL;
   if (n != session_size)
     return MPI_M_INVALID_ARG;
-  /* Every process learns whether all hosts were given (a negative one is refused by all). */
-  int bad_host = host == -2, any_bad = 0;
-  if (MPI_Allreduce(&bad_host, &any_bad, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
-    return MPI_M_MPIT_FAIL;
-  if (any_bad)
-    return MPI_M_INVALID_ARG;
-
   unsigned long *bytes = NULL;
   if (rank == 0)
     bytes = calloc((size_t)n * (size_t)n, sizeof *bytes);
@@ -160,7 +154,10 @@ static int reorder(MPI_M_msid msid, MPI_Comm comm, int host, MPI_Comm *newcomm) 
     rank_of_slot = malloc(sizeof *rank_of_slot * (size_t)n);
     if (bytes == NULL || hosts == NULL || rank_of_slot == NULL)
       status = MPI_M_INTERNAL_FAIL;
-    else if (map_on_root(bytes, n, hosts, rank_of_slot) != 0)
+    for (int p = 0; status == MPI_SUCCESS && p < n; ++p)
+      if (hosts[p] < 0)
+        status = MPI_M_INVALID_ARG; /* a negative host given on some process */
+    if (status == MPI_SUCCESS && map_on_root(bytes, n, hosts, rank_of_slot) != 0)
       status = MPI_M_MAPPING_FAIL;
   }
   free(bytes);

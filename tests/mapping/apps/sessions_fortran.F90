@@ -11,7 +11,7 @@ program sessions_fortran
   use mpi
   implicit none
 #endif
-  include 'mpi_monitoringf.h'
+  include 'mpi_monitoringf.inc'
   integer :: ierr, rank, n, id, provided, asize, partner, newcomm, newrank, r
   integer :: sbuf(1000), rbuf(1000), ranks(4)
   integer(kind=8) :: counts(4), sizes(4), mc(16), ms(16)
