@@ -4,7 +4,7 @@
 /* The introspection report's Fig. 6 micro-benchmark with MPI_M_reorder. Groups of G
  * consecutive world ranks each run MPI_Allgather of COUNT ints per iteration on their own
  * communicator; the launcher deals the ranks round-robin over the hosts (--map-by node,
- * Hydra's -rr), so every group spans hosts. For each cell (COUNT, N):
+ * Hydra given one slot per host), so every group spans hosts. For each cell (COUNT, N):
  *   t1: N iterations on the groups as launched;
  *   t2: a monitoring session over one iteration, MPI_M_reorder of the world (pnmpi's mapping
  *       library onto the hosts) and the groups split again from the reordered world;

@@ -52,14 +52,14 @@ def launch(cfg, cluster, ranks, slots, env, argv, map_by_node=True, hostfile=Non
         for name in env:
             cmd += ["-x", name]
     else:
+        # Hydra 4.0 has no -rr: one slot per host, gone round, deals ranks round-robin.
         machinefile = hostfile or os.path.join(cluster.dir, "machines.%d" % slots)
         if not hostfile:
             with open(machinefile, "w") as f:
-                f.writelines("%s:%d\n" % (a, slots) for a in cluster.addresses)
+                f.writelines("%s:%d\n" % (a, 1 if map_by_node else slots)
+                             for a in cluster.addresses)
         cmd = [cfg["mpiexec"], "-launcher", "ssh", "-launcher-exec", cluster.agent, "-iface",
                cluster.bridge, "-n", str(ranks), "-f", machinefile]
-        if map_by_node:
-            cmd += ["-rr"]
         for name, value in env.items():
             cmd += ["-genv", name, value]
     p = subprocess.run(cmd + argv, env=e, capture_output=True, text=True, timeout=1800)
@@ -178,8 +178,8 @@ def app(cfg, args, netns):
             with open(hostfile, "w") as f:
                 if cfg["flavor"] == "openmpi":
                     f.writelines("%s slots=%d\n" % (a, slots) for a in order)
-                else:
-                    f.writelines("%s:%d\n" % (a, slots) for a in order)
+                else:  # one slot per host, gone round: round-robin
+                    f.writelines("%s:1\n" % a for a in order)
             if args.lammps:
                 env_extra = ["-x", "LD_PRELOAD=" + cfg["libpnmpi"]]
             else:

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright (c) 2026 the pnmpi authors
-"""An unchanged application launched round-robin over namespace hosts (--map-by node,
-Hydra's -rr): run 1 under the monitor; run 2 with `module place` + `argument from` run 1
+"""An unchanged application launched round-robin over namespace hosts (--map-by node;
+Hydra: a machine file of one slot per host, gone round): run 1 under the monitor; run 2 with `module place` + `argument from` run 1
 above the monitor. The bytes between hosts the monitor records in run 2 (physical ranks)
 equal exactly what libpnmpi_mapping predicted (pnmpi-map on run 1 and run 2's slots, and
 place's own PNMPI_DEBUG line); the same when run 2's host list is in another order.
@@ -92,11 +92,13 @@ class PlaceAcrossHosts(unittest.TestCase):
             if LAMMPS:  # an unchanged binary: libpnmpi preloaded in the ranks only
                 cmd += ["-x", "LD_PRELOAD=" + LIBPNMPI]
         else:
+            # Hydra 4.0 has no -rr: a machine file of one slot per host, which Hydra goes
+            # round more than once, deals the ranks round-robin.
             machinefile = os.path.join(self.work, "machines")
             with open(machinefile, "w") as f:
-                f.writelines(f"{a}:{slots}\n" for a in hosts_order)
+                f.writelines(f"{a}:1\n" for a in hosts_order)
             cmd = [LAUNCHER, "-launcher", "ssh", "-launcher-exec", cluster.agent, "-iface",
-                   cluster.bridge, "-n", str(ranks), "-f", machinefile, "-rr"]
+                   cluster.bridge, "-n", str(ranks), "-f", machinefile]
             for name, value in forward.items():
                 cmd += ["-genv", name, value]
         run = subprocess.run(cmd + argv, env=env, capture_output=True, text=True, timeout=600,

@@ -128,7 +128,7 @@ def order_text(ranks):
 def launch_slots(slots, nranks, map_by="slot"):
     """The host index of each of nranks launch slots on nodes of `slots` slots: filled node
     by node (--map-by slot, MPICH's machine file) or dealt round-robin (--map-by node,
-    Hydra's -rr), a full node skipped."""
+    Hydra given one slot per host), a full node skipped."""
     if nranks > sum(slots):
         raise ReportError("%d ranks do not fit into %d slots" % (nranks, sum(slots)))
     if map_by == "slot":

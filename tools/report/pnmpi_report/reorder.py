@@ -36,8 +36,8 @@ def add_arguments(parser):
     parser.add_argument("--map-by", choices=("slot", "node"), default="slot",
                         help="how the job is launched on the nodes: slot (fill each node in "
                              "turn, the default; MPICH's machine file) or node (round-robin, "
-                             "Open MPI's --map-by node, Hydra's -rr); the rank order is for "
-                             "that launch")
+                             "Open MPI's --map-by node; Hydra given one slot per host); the "
+                             "rank order is for that launch")
     parser.add_argument("--category", default="app", metavar="C",
                         help="the traffic to keep inside nodes: app (every application "
                              "category, the default), everything, or a category")
