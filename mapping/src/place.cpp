@@ -386,20 +386,16 @@ std::string scotch_version() {
 std::vector<int32_t> place(const Matrix &m, const std::vector<int32_t> &slot_host,
                            std::string &method) {
   const int64_t n = m.n;
-  // Hosts that have slots, numbered densely in the order of their indices.
-  int32_t max_host = *std::max_element(slot_host.begin(), slot_host.end());
-  std::vector<int32_t> dense_of(static_cast<size_t>(max_host) + 1, -1);
-  for (int32_t h : slot_host)
-    dense_of[h] = 0;
-  std::vector<int64_t> cap;
-  for (int32_t &d : dense_of)
-    if (d == 0) {
-      d = static_cast<int32_t>(cap.size());
-      cap.push_back(0);
-    }
+  // Hosts that have slots, numbered densely in the order of their indices (any indices:
+  // sorted, not a table as large as the largest).
+  std::vector<int32_t> ids(slot_host);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  std::vector<int64_t> cap(ids.size(), 0);
   std::vector<int32_t> natural(static_cast<size_t>(n));
   for (int64_t p = 0; p < n; ++p) {
-    natural[p] = dense_of[slot_host[p]];
+    natural[p] =
+        static_cast<int32_t>(std::lower_bound(ids.begin(), ids.end(), slot_host[p]) - ids.begin());
     ++cap[natural[p]];
   }
   std::vector<int32_t> identity(static_cast<size_t>(n));
