@@ -28,6 +28,7 @@ set(PNMPI_GENERATED_SOURCES
   pnmpi_newstack.h
   pnmpi_xmpi.h
   passthrough.c
+  place_wrappers.c
   profile_wrappers.c)
 
 function(pnmpi_generate_stubs)
@@ -48,6 +49,7 @@ function(pnmpi_generate_stubs)
   file(GLOB gen_scripts CONFIGURE_DEPENDS "${gen_dir}/*.py" "${gen_dir}/templates/*"
        "${gen_dir}/profile.txt")
   set(exceptions "${gen_dir}/exceptions.txt")
+  set(place_exceptions "${gen_dir}/place_exceptions.txt")
 
   # MPI_C_LIBRARIES may list more than the MPI library (e.g. libpthread); the generator
   # uses those that export PMPI_ functions. Only files can be dependencies.
@@ -86,9 +88,11 @@ function(pnmpi_generate_stubs)
     OUTPUT "${stamp}" ${outputs} "${outdir}/mpi_api.json" "${outdir}/pnmpi_api_report.txt"
     COMMAND "${Python3_EXECUTABLE}" -B "${gen_dir}/pnmpi_stubgen.py"
             --preprocessed "${preprocessed}" ${library_args}
-            --exceptions "${exceptions}" --outdir "${outdir}"
+            --exceptions "${exceptions}" --place-exceptions "${place_exceptions}"
+            --outdir "${outdir}"
     COMMAND "${CMAKE_COMMAND}" -E touch "${stamp}"
-    DEPENDS "${preprocessed}" ${gen_scripts} "${exceptions}" ${library_files}
+    DEPENDS "${preprocessed}" ${gen_scripts} "${exceptions}" "${place_exceptions}"
+            ${library_files}
     COMMENT "Generating the pnmpi stubs from mpi.h"
     VERBATIM)
 

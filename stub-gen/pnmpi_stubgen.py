@@ -4,7 +4,8 @@
 """pnmpi-stubgen: generates pnmpi's per-routine C code from the MPI it is built against.
 
     pnmpi_stubgen.py --preprocessed mpi.i --library libmpi.so \\
-                     --exceptions exceptions.txt --outdir DIR
+                     --exceptions exceptions.txt [--place-exceptions place_exceptions.txt]
+                     --outdir DIR
 
 The preprocessed header is `#include <mpi.h>` run through the MPI's own `mpicc -E`.
 A routine is covered when mpi.h declares PMPI_X and the library exports PMPI_X; every
@@ -22,6 +23,7 @@ import elfsyms
 import emit_common
 import emit_core
 import emit_passthrough
+import emit_place
 import emit_profile
 import emit_stub
 import parse
@@ -152,6 +154,10 @@ def generate(args):
     outputs = {}
     for emitter in (emit_core, emit_stub, emit_passthrough, emit_profile):
         outputs.update(emitter.emit(api))
+    if args.place_exceptions:
+        place = emit_place.parse_place_exceptions(
+            read_text(args.place_exceptions, "the place exceptions"), args.place_exceptions)
+        outputs.update(emit_place.emit(api, place, args.place_exceptions))
     outputs[MODEL] = json.dumps(api.to_json_dict(emit_common.banner_text(api)), indent=1) + "\n"
     outputs[REPORT] = render_report(api)
     os.makedirs(args.outdir, exist_ok=True)
@@ -168,6 +174,9 @@ def main(argv=None):
                     help="the MPI library (repeatable; those exporting no PMPI_ are ignored)")
     ap.add_argument("--exceptions", required=True, metavar="FILE",
                     help="routines handled specially (stub-gen/exceptions.txt)")
+    ap.add_argument("--place-exceptions", metavar="FILE",
+                    help="routines the place module writes by hand or leaves physical "
+                         "(stub-gen/place_exceptions.txt); also writes place_wrappers.c")
     ap.add_argument("--outdir", required=True, metavar="DIR", help="where to write the outputs")
     args = ap.parse_args(argv)
     try:

@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
 #include <mutex>
@@ -21,8 +23,10 @@
 
 #include "arguments.h"
 #include "compat.h"
+#include "config.h"
 #include "core.h"
 #include "error.h"
+#include "input_file.h"
 #include "log.h"
 #include "module_loader.h"
 #include "site.h"
@@ -369,6 +373,63 @@ PNMPI_status_t pnmpi_argument_string(PNMPI_modHandle_t module, const char *name,
     if (auto problem = pnmpi::parse_string(arg->value, (flags & PNMPI_ARG_NONEMPTY) != 0))
       return malformed(module, *arg, *problem);
     *value = arg->value.c_str();
+    return PNMPI_SUCCESS;
+  });
+}
+
+PNMPI_status_t pnmpi_argument_where(PNMPI_modHandle_t module, const char *name, char *buf,
+                                    size_t size) {
+  if (name == nullptr || (buf == nullptr && size > 0))
+    return PNMPI_BADARG;
+  const int layer = layer_of(module);
+  if (layer < 0)
+    return PNMPI_NOMODULE;
+  return guarded([&] {
+    const Core &core = Core::instance();
+    const pnmpi::ModuleSpec &spec = *core.layers()[static_cast<std::size_t>(layer)].spec;
+    const pnmpi::Argument *arg = spec.find_argument(name);
+    const std::string text =
+        arg != nullptr
+            ? pnmpi::where(core.config().path, arg->line, spec.name) + ": argument '" + name + "'"
+            : pnmpi::where(core.config().path, spec.line, spec.name);
+    if (size > 0)
+      std::snprintf(buf, size, "%s", text.c_str());
+    return arg != nullptr ? PNMPI_SUCCESS : PNMPI_NOARG;
+  });
+}
+
+PNMPI_status_t pnmpi_argument_file(PNMPI_modHandle_t module, const char *name, int flags,
+                                   size_t max_bytes, char **data, size_t *size) {
+  if (data == nullptr || size == nullptr)
+    return PNMPI_BADARG;
+  return guarded([&] {
+    const pnmpi::Argument *arg = nullptr;
+    const PNMPI_status_t found = typed_argument(module, name, flags, data, &arg);
+    if (found != PNMPI_SUCCESS)
+      return found;
+    if (arg->value.empty())
+      return malformed(module, *arg, "must name a file, not ''");
+    std::vector<unsigned char> bytes;
+    try {
+      pnmpi::check_trusted(arg->value, pnmpi::shown(arg->value));
+      bytes =
+          pnmpi::read_input_file(arg->value, max_bytes, "cannot read " + pnmpi::shown(arg->value));
+    } catch (const pnmpi::Error &e) {
+      const Core &core = Core::instance();
+      pnmpi::print_error(
+          pnmpi::where(core.config().path, arg->line,
+                       core.layers()[static_cast<std::size_t>(layer_of(module))].spec->name) +
+          ": argument '" + name + "': " + e.what());
+      return PNMPI_BADARG;
+    }
+    char *copy = static_cast<char *>(std::malloc(bytes.size() + 1));
+    if (copy == nullptr)
+      return PNMPI_NOMEM;
+    if (!bytes.empty())
+      std::memcpy(copy, bytes.data(), bytes.size());
+    copy[bytes.size()] = '\0';
+    *data = copy;
+    *size = bytes.size();
     return PNMPI_SUCCESS;
   });
 }

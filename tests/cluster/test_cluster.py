@@ -259,6 +259,42 @@ class ClusterRun(unittest.TestCase):
                 self.assertEqual(reordered[r], reordered[(r + 4) % 8], reordered)
             self.assertEqual(sorted(reordered.count(h) for h in set(reordered)), [4, 4])
 
+    def test_place_from_run_applies_the_mapping(self):
+        """`module place` with `argument from` a run with a bad placement: the second run's
+        bytes between hosts, as the monitor below place records them (physical ranks), equal
+        what the mapping predicted; every partner pair shares a host."""
+        with netns_cluster.Cluster(2) as cluster:
+            prefix, env = self.monitored("place-natural")
+            self.launch(cluster, 8, 4, env, [HEAVY, LIGHT])
+            with open(prefix + ".json") as f:
+                first = json.load(f)
+            _, before = inter_node_bytes(first, first["hosts"])
+            self.assertEqual(before, 8 * HEAVY + 2 * LIGHT)
+
+            prefix2 = os.path.join(self.work, "place-applied")
+            conf = prefix2 + ".pnmpi-conf"
+            with open(conf, "w") as f:
+                f.write(f"module place\nargument from {prefix}\n"
+                        f"module monitor\nargument output {prefix2}\n")
+            run, placed = self.launch(cluster, 8, 4, {"PNMPI_CONF": conf,
+                                                      "PNMPI_LIB_PATH": MODULES,
+                                                      "PNMPI_DEBUG": "1"}, [HEAVY, LIGHT])
+        m = re.search(r"module 'place': run \S+ mapped onto 2 host\(s\): 8 ranks, \d+ "
+                      r"renumbered; bytes crossing hosts: (\d+) predicted, (\d+) as launched",
+                      run.stderr)
+        self.assertIsNotNone(m, run.stderr)
+        print("\n" + run.stderr[m.start():].splitlines()[0], file=sys.stderr)
+        predicted, as_launched = int(m.group(1)), int(m.group(2))
+        self.assertEqual(as_launched, before)
+        self.assertLess(predicted, before)
+        with open(prefix2 + ".json") as f:
+            second = json.load(f)
+        _, after = inter_node_bytes(second, second["hosts"])
+        self.assertEqual(after, predicted)
+        for r in range(8):  # application ranks: partners r and r+4 now share a host
+            self.assertEqual(placed[r], placed[(r + 4) % 8], placed)
+        self.assertEqual(sorted(placed.count(h) for h in set(placed)), [4, 4])
+
     def test_trace_aligns_clocks_across_hosts(self):
         """Hosts with their own CLOCK_MONOTONIC (time namespaces: node2 1000 s ahead of
         node1, node3 500 s behind): the trace measures the offsets (rank 1 shares rank 0's

@@ -7,6 +7,7 @@ machine file describe the same placement."""
 import json
 import os
 import re
+import subprocess
 import unittest
 
 import common
@@ -145,9 +146,99 @@ class Reorder(common.Case):
         c, b = F.zeros(4), F.zeros(4)
         c[0][1] = b[0][1] = 5
         F.write_json_v1(self.path("some.json"), 4, {"p2p": (c, b)})
-        self.fails("reorder needs Scotch's library and cannot load it", "reorder",
+        self.fails("this needs pnmpi's mapping library and cannot load it", "reorder",
                    self.path("some.json"), "--nodes", "2x2",
-                   env={"PNMPI_SCOTCH_LIBRARY": os.path.join(self.dir, "libscotch.so")})
+                   env={"PNMPI_MAPPING_LIBRARY": os.path.join(self.dir, "libpnmpi_mapping.so")})
+
+    def test_order_file_and_conf_lines(self):
+        # Heavy partners i <-> i+4 launched round-robin on 2 nodes (--map-by node): rank r
+        # runs on node r % 2, so every heavy pair is split; the order file puts them back.
+        n = 8
+        c, b = F.zeros(n), F.zeros(n)
+        for i in range(n):
+            c[i][(i + 4) % n], b[i][(i + 4) % n] = 10, 1000
+            c[i][(i + 1) % n], b[i][(i + 1) % n] = 1, 10
+        F.write_json_v1(self.path("run.json"), n, {"p2p": (c, b)})
+        out, _ = self.ok("reorder", self.path("run.json"), "--nodes", "2x4", "--map-by", "node",
+                         "--json", "-o", self.path("p"))
+        r = json.loads(out)
+        # Pairs (i, i+4) have the same parity: round-robin keeps them together already and
+        # only the light ring crosses; the best placement also halves the ring's crossings.
+        self.assertEqual(r["natural_between"], 10 * 8)
+        self.assertEqual(r["reordered_between"], optimum(b, n, 2, 4))
+        self.assertEqual(r["reordered_between"], 40)
+        self.assertEqual(F.read_text(self.path("p.order")), r["order"] + "\n")
+        # Partners i <-> i+1 (odd distance) are split by round-robin.
+        c, b = F.zeros(n), F.zeros(n)
+        for i in range(0, n, 2):
+            c[i][i + 1], b[i][i + 1] = 10, 5000
+            c[i + 1][i], b[i + 1][i] = 10, 5000
+        F.write_json_v1(self.path("pairs.json"), n, {"p2p": (c, b)})
+        out, _ = self.ok("reorder", self.path("pairs.json"), "--nodes", "2x4", "--map-by",
+                         "node", "--json", "-o", self.path("q"))
+        r = json.loads(out)
+        self.assertEqual(r["natural_between"], 8 * 5000)
+        self.assertEqual(r["reordered_between"], 0)
+        order = r["rank_of_slot"]
+        self.assertEqual(sorted(order), list(range(n)))
+        for p in range(n):  # slot p is on node p % 2: each pair's ranks share a node
+            partner = order[p] ^ 1
+            self.assertEqual(order.index(partner) % 2, p % 2)
+        text = F.read_text(self.path("q.order"))
+        expanded = []
+        for item in text.strip().split(","):
+            lo, _, hi = item.partition("-")
+            expanded += list(range(int(lo), int(hi or lo) + 1))
+        self.assertEqual(expanded, order)
+        self.assertEqual(r["conf"], [["module place", "argument order " + self.path("q.order")],
+                                     ["module place", "argument from " + self.path("pairs.json")]])
+        out, _ = self.ok("reorder", self.path("pairs.json"), "--nodes", "2x4", "--map-by",
+                         "node", "-o", self.path("q"))
+        self.assertIn("apply it to the unchanged program with pnmpi's module place:\n"
+                      "  in .pnmpi-conf, the order written here (the job launched as assumed):\n"
+                      "    module place\n"
+                      "    argument order %s\n"
+                      "  in .pnmpi-conf, computed at start-up from this run, on whatever hosts "
+                      "the job gets:\n"
+                      "    module place\n"
+                      "    argument from %s\n" % (self.path("q.order"), self.path("pairs.json")),
+                      out)
+        self.assertIn("and %s.order (module place, or Cray's MPICH_RANK_ORDER)" % self.path("q"),
+                      out)
+
+    def test_same_answer_as_the_library_from_c(self):
+        # pnmpi-map (C, the library reading the run itself, as module place does) and
+        # pnmpi-report (Python reading the run, the library through ctypes) agree exactly, on
+        # the JSON and on the .prof files of the same run, for uneven and round-robin slots.
+        tool = os.environ.get("PNMPI_TEST_MAP")
+        self.assertTrue(tool, "PNMPI_TEST_MAP (the pnmpi-map program) is not set")
+        n = 12
+        c, b = F.zeros(n), F.zeros(n)
+        lines = {r: [] for r in range(n)}
+        for i in range(n):
+            for j in range(n):
+                v = ((i * 7 + j * 13) % 11) * 100 if (i + j) % 3 == 0 and i != j else 0
+                if v:
+                    c[i][j], b[i][j] = 1, v
+                    lines[i].append(("E", j, v, 1, None))
+        F.write_json_v1(self.path("run.json"), n, {"p2p": (c, b)})
+        F.write_prof(self.path("run"), n, lines)
+        F.write_text(self.path("hosts"), "a:5\nb:4\nc:3\n")
+        for map_by, slots in (("slot", "0,0,0,0,0,1,1,1,1,2,2,2"),
+                              ("node", "0,1,2,0,1,2,0,1,2,0,1,0")):
+            for run in (self.path("run.json"), self.path("run")):
+                out, _ = self.ok("reorder", run, "--hostfile", self.path("hosts"), "--map-by",
+                                 map_by, "--json")
+                r = json.loads(out)
+                p = subprocess.run([tool, run, slots], capture_output=True, text=True,
+                                   timeout=120)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                fields = dict(line.split(": ", 1) for line in p.stdout.strip().split("\n"))
+                self.assertEqual([int(v) for v in fields["rank_of_slot"].split(",")],
+                                 r["rank_of_slot"], (map_by, run))
+                self.assertEqual(int(fields["placed_crossing"]), r["reordered_between"])
+                self.assertEqual(int(fields["launch_order_crossing"]), r["natural_between"])
+                self.assertEqual(fields["method"], r["method"])
 
     def test_4096_ranks(self):
         # A 2-D 64 x 64 stencil; the natural placement puts a strip of 64 ranks per node.

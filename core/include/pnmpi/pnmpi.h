@@ -235,6 +235,31 @@ PNMPI_EXPORT PNMPI_status_t pnmpi_argument_flags(PNMPI_modHandle_t module, const
 PNMPI_EXPORT PNMPI_status_t pnmpi_argument_string(PNMPI_modHandle_t module, const char *name,
                                                   int flags, const char **value);
 
+/** Where argument `name` of `module` was given, for the module's own messages about what
+ * its value leads to: "FILE:LINE: module 'M': argument 'NAME'" (the argument's line in the
+ * config) into `buf`, cut to `size` bytes with its NUL as snprintf cuts. Returns
+ * PNMPI_NOARG (and the module's own line, "FILE:LINE: module 'M'") when the argument was
+ * not given. Prints nothing. For example:
+ * @code
+ * char at[512];
+ * pnmpi_argument_where(self, "order", at, sizeof at);
+ * fprintf(stderr, "pnmpi: %s: the file lists 3 ranks but the job has 4\n", at);
+ * @endcode */
+PNMPI_EXPORT PNMPI_status_t pnmpi_argument_where(PNMPI_modHandle_t module, const char *name,
+                                                 char *buf, size_t size);
+
+/** The content of the file that argument `name` of `module` names (relative to the working
+ * directory), read as pnmpi reads its configuration: the same trust rules (the file and
+ * every directory above it owned by the user or root and writable by no one else, unless
+ * PNMPI_ALLOW_UNSAFE=1), a regular file of at most `max_bytes`. On success *data receives a
+ * malloc()ed copy with a NUL after the last byte (free() it) and *size its length. On
+ * failure nothing is returned, the core has printed `pnmpi: FILE:LINE: module 'M':
+ * argument 'NAME': PROBLEM` once (the argument's line) and the status is PNMPI_BADARG
+ * (PNMPI_NOARG for a missing argument, as the typed readers). */
+PNMPI_EXPORT PNMPI_status_t pnmpi_argument_file(PNMPI_modHandle_t module, const char *name,
+                                                int flags, size_t max_bytes, char **data,
+                                                size_t *size);
+
 /* Value parsers: the typed readers' parsing for a value that comes from somewhere else
  * than the config, e.g. an environment variable that overrides an argument. Each parses
  * `text` exactly as its pnmpi_argument_* twin parses an argument's value and returns:

@@ -9,7 +9,7 @@ opened on a machine without network."""
 import base64
 import html
 
-from . import analysis, charts, heatmap, inputs, jobview, options, placement
+from . import advice, analysis, charts, heatmap, inputs, jobview, options, placement
 from .errors import ReportError
 from .model import human_bytes
 from .output import write_atomic
@@ -62,6 +62,7 @@ def run(args):
         r = inputs.load_run(args.run)
         placement.apply_assumed_hosts(r, args)
         page = render(r, args.top, args.max_cells, extra)
+        page = advice.insert_html(page, advice.render_html(advice.placement_advice(r, args.run)))
     write_atomic(args.output, page)
     print("pnmpi-report: wrote %s (%d KiB)" % (printable(args.output), len(page.encode()) // 1024))
     return 0

@@ -4,7 +4,7 @@
 
 import json
 
-from . import analysis, inputs, jobview, options, placement
+from . import advice, analysis, inputs, jobview, options, placement
 from .model import human_bytes
 from .text import printable
 
@@ -33,12 +33,13 @@ def run(args):
     r = inputs.load_run(args.run)
     placement.apply_assumed_hosts(r, args)
     s = analysis.summarize(r, options.count(args.top, "--top"))
+    s["placement"] = advice.placement_advice(r, args.run)
     if args.json:
         if js is not None:
             s["job"] = js
         print(json.dumps(s, indent=1, sort_keys=True))
     else:
-        print(render_text(s), end="")
+        print(render_text(s) + advice.render_text(s["placement"]), end="")
         if js is not None:
             print("\n" + jobview.render_text(js), end="")
     return 0
