@@ -2,25 +2,27 @@
  * Copyright (c) 2026 the pnmpi authors */
 
 /* Rank reordering from one monitored iteration, after Figure 1 of the introspection
- * monitoring report, with pnmpi's monitor module answering the MPI_M_ calls.
+ * monitoring report, with pnmpi's monitor module answering the MPI_M_ calls and
+ * MPI_M_reorder doing the report's gather, mapping, broadcast and split in one call.
  *
- *   mpirun -np 4 monitor_reorder          (PNMPI_CONF names a config with `module monitor`)
+ *   mpirun -np 4 monitor_reorder [--simulate-nodes K]   (PNMPI_CONF: `module monitor`)
  *
  * The "application" is iterative: in each iteration, rank i exchanges a lot of data with
- * its partner (i + n/2) % n and a little with i - 1 and i + 1. Processes are placed in
- * blocks of NODE consecutive world ranks per node. The first iteration is monitored; rank 0
- * gathers the byte matrix, computes a mapping that makes heavy partners consecutive, and
- * every process takes its new rank with MPI_Comm_split. The next iteration runs on the new
- * communicator and is monitored too: the share of bytes that stay inside a node rises.
- * (A real application would also move its data to the new ranks here: the report's
- * redistribute_data step; this one keeps no data between iterations.) */
+ * its partner (i + n/2) % n and a little with i - 1 and i + 1. The first iteration is
+ * monitored; MPI_M_reorder maps the session's matrix onto the hosts the processes run on
+ * (pnmpi's mapping library, the placement `module place` computes) and returns the
+ * reordered communicator. The next iteration runs on it and is monitored too: the share of
+ * bytes that stay inside a host rises. On one machine, --simulate-nodes K declares blocks of
+ * K consecutive world ranks to be hosts (MPI_M_reorder_hosts). (A real application would
+ * also move its data to the new ranks here: the report's redistribute_data step; this one
+ * keeps no data between iterations.) */
 
 #include <MPI_Monitoring.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#define NODE 2
 #define HEAVY 1000
 #define LIGHT 100
 
@@ -52,43 +54,14 @@ static void compute_iteration(int iteration, MPI_Comm comm) {
     exchange(comm, (rank % 2 == 0) == (step == 0) ? right : left, LIGHT);
 }
 
-/* Greedy mapping: a chain that always continues with the unplaced process exchanging the
- * most bytes with the last one; the process on processing unit p (original rank p) takes
- * role order[p], so consecutive roles in the chain land on neighbouring units. */
-static void compute_mapping(const unsigned long *bytes, int n, int *k) {
-  int *placed = calloc((size_t)n, sizeof *placed);
-  int pos = 0;
-  while (pos < n) {
-    int current = 0;
-    while (placed[current])
-      ++current;
-    placed[current] = 1;
-    k[pos++] = current;
-    while (pos < n) {
-      int best = -1;
-      unsigned long best_bytes = 0;
-      for (int j = 0; j < n; ++j) {
-        const unsigned long w = bytes[current * n + j] + bytes[j * n + current];
-        if (!placed[j] && (best < 0 || w > best_bytes)) {
-          best = j;
-          best_bytes = w;
-        }
-      }
-      placed[best] = 1;
-      k[pos++] = best;
-      current = best;
-    }
-  }
-  free(placed);
-}
-
-/* Percentage of the bytes exchanged between processes of the same node. */
-static int inside_nodes(const unsigned long *bytes, int n) {
+/* Percentage of the bytes exchanged between processes of the same host (host[r] of world
+ * rank r). */
+static int inside_nodes(const unsigned long *bytes, int n, const int *host) {
   unsigned long inside = 0, total = 0;
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j) {
       total += bytes[i * n + j];
-      if (i / NODE == j / NODE)
+      if (host[i] == host[j])
         inside += bytes[i * n + j];
     }
   return total == 0 ? 0 : (int)(100.0 * (double)inside / (double)total + 0.5);
@@ -97,11 +70,38 @@ static int inside_nodes(const unsigned long *bytes, int n) {
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm original = MPI_COMM_WORLD, optimized;
-  int rank, n;
+  int rank, n, simulate = 0;
   MPI_Comm_rank(original, &rank);
   MPI_Comm_size(original, &n);
+  if (argc == 3 && strcmp(argv[1], "--simulate-nodes") == 0)
+    simulate = atoi(argv[2]);
   unsigned long *size_mat = malloc(sizeof *size_mat * (size_t)n * (size_t)n);
-  int *k = malloc(sizeof *k * (size_t)n);
+  int *host = malloc(sizeof *host * (size_t)n);
+
+  /* Which host each world rank is on, for the percentages printed at the end. */
+  int my_host = simulate > 0 ? rank / simulate : 0;
+  if (simulate <= 0) {
+    char name[MPI_MAX_PROCESSOR_NAME] = {0}, *names = NULL;
+    int len;
+    MPI_Get_processor_name(name, &len);
+    if (rank == 0)
+      names = malloc((size_t)n * MPI_MAX_PROCESSOR_NAME);
+    MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0,
+               original);
+    if (rank == 0)
+      for (int r = 0; r < n; ++r) {
+        host[r] = r;
+        for (int q = 0; q < r; ++q)
+          if (strcmp(names + (size_t)q * MPI_MAX_PROCESSOR_NAME,
+                     names + (size_t)r * MPI_MAX_PROCESSOR_NAME) == 0) {
+            host[r] = host[q];
+            break;
+          }
+      }
+    free(names);
+  }
+  for (int r = 0; simulate > 0 && r < n; ++r)
+    host[r] = r / simulate;
 
   CHECK_M(MPI_M_init());
   MPI_M_msid id;
@@ -109,13 +109,15 @@ int main(int argc, char **argv) {
   compute_iteration(1, original);
   CHECK_M(MPI_M_suspend(id));
   CHECK_M(MPI_M_rootgather_data(id, 0, MPI_M_DATA_IGNORE, size_mat, MPI_M_P2P_ONLY));
-  int before = 0;
-  if (rank == 0) {
-    compute_mapping(size_mat, n, k);
-    before = inside_nodes(size_mat, n);
-  }
-  MPI_Bcast(k, n, MPI_INT, 0, original);
-  MPI_Comm_split(original, 0, k[rank], &optimized);
+  const int before = rank == 0 ? inside_nodes(size_mat, n, host) : 0;
+  if (simulate > 0)
+    CHECK_M(MPI_M_reorder_hosts(id, original, my_host, &optimized));
+  else
+    CHECK_M(MPI_M_reorder(id, original, &optimized));
+  int new_rank;
+  MPI_Comm_rank(optimized, &new_rank);
+  int *k = malloc(sizeof *k * (size_t)n);
+  MPI_Gather(&new_rank, 1, MPI_INT, k, 1, MPI_INT, 0, original);
 
   /* The following iterations run on the optimized communicator; the session, bound to the
    * original one, records them in original (placement) ranks. */
@@ -128,14 +130,15 @@ int main(int argc, char **argv) {
     printf("reorder: new rank of each rank:");
     for (int i = 0; i < n; ++i)
       printf(" %d", k[i]);
-    printf("\nreorder: bytes inside nodes of %d consecutive ranks: before %d%%, after %d%%\n", NODE,
-           before, inside_nodes(size_mat, n));
+    printf("\nreorder: bytes inside hosts: before %d%%, after %d%%\n", before,
+           inside_nodes(size_mat, n, host));
     fflush(stdout);
   }
   CHECK_M(MPI_M_free(id));
   CHECK_M(MPI_M_finalize());
   MPI_Comm_free(&optimized);
   free(k);
+  free(host);
   free(size_mat);
   MPI_Finalize();
   return 0;

@@ -94,6 +94,9 @@ typedef int MPI_M_msid;
  * collective over it, cannot run (the session can still be suspended, continued, reset,
  * freed and asked for its info). */
 #define MPI_M_COMM_FREED (-12)
+/** MPI_M_reorder: the mapping library refused the matrix or the hosts (its message is
+ * printed by the communicator's rank 0, prefixed `pnmpi: MPI_M_reorder:`). */
+#define MPI_M_MAPPING_FAIL (-13)
 
 /** Sets up the monitoring environment, between MPI_Init and MPI_Finalize: before MPI_Init
  * (or after MPI_Finalize) it returns MPI_M_MPIT_FAIL, without a monitor module
@@ -128,6 +131,23 @@ int MPI_M_flush(MPI_M_msid msid, const char *filename, int flags);
 /** `root` writes `filename_counts.<world rank>.prof` and `filename_sizes.<world rank>.prof`:
  * the size x size matrices, one row per line, row = sender. */
 int MPI_M_rootflush(MPI_M_msid msid, int root, const char *filename, int flags);
+
+/** The introspection report's Figure 1 in one call, collective over `comm`: the session's
+ * byte matrix (every category) is gathered on comm's rank 0, the hosts of comm's processes
+ * are learnt from MPI_Get_processor_name, pnmpi's mapping library (Scotch, the placement
+ * `module place` and `pnmpi-report reorder` compute) places the session's ranks onto the
+ * processes so that fewer bytes cross hosts, and *newcomm is comm split so that the process
+ * of comm rank p takes the rank the mapping gives it. Code that then uses *newcomm's ranks
+ * for the roles the session observed (rank r of the session = rank r of *newcomm) sends
+ * fewer bytes between hosts. The session must be suspended, and `comm` must have the
+ * session's communicator's group in its order (the session's communicator itself, or a
+ * duplicate). The placement never crosses more bytes than comm's own order; with one host
+ * or no traffic, *newcomm has comm's order. Free *newcomm with MPI_Comm_free. */
+int MPI_M_reorder(MPI_M_msid msid, MPI_Comm comm, MPI_Comm *newcomm);
+/** MPI_M_reorder with the host of each process given by the caller (`host` >= 0, any
+ * numbering, the same number for processes that share a host), e.g. to keep traffic inside
+ * sockets or groups of nodes, or to try a placement on one machine. */
+int MPI_M_reorder_hosts(MPI_M_msid msid, MPI_Comm comm, int host, MPI_Comm *newcomm);
 
 #ifdef __cplusplus
 }
