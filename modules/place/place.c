@@ -21,6 +21,7 @@
 
 #include <mpi.h>
 #include <pnmpi/pnmpi.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -349,4 +350,53 @@ PNMPI_EXPORT int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandle
   if (rc != MPI_SUCCESS)
     return rc;
   return PMPI_Comm_set_errhandler(MPI_COMM_WORLD, errhandler);
+}
+
+/* An error handler the application made is called by MPI with the communicator the error
+ * concerns: for its world, place_world. The handler is made with a trampoline that finds the
+ * application's function (by the handler MPI has on that communicator) and passes it
+ * MPI_COMM_WORLD instead. Handlers are few: a small table, appended under a lock and read
+ * without one (an entry is complete before the count that publishes it). The newest entry of
+ * a handle wins, should MPI reuse a freed one. A full table makes handlers without the
+ * trampoline (their function then sees the renumbered world's handle, docs/place.md). */
+#define MAX_HANDLERS 256
+static struct {
+  MPI_Errhandler handler;
+  MPI_Comm_errhandler_function *function;
+} g_handlers[MAX_HANDLERS];
+static int g_handler_count; /* read and written with __atomic builtins */
+static pthread_mutex_t g_handler_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void call_handler(MPI_Comm *comm, int *code, ...) {
+  MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
+  PMPI_Comm_get_errhandler(*comm, &handler);
+  MPI_Comm_errhandler_function *function = NULL;
+  for (int k = __atomic_load_n(&g_handler_count, __ATOMIC_ACQUIRE) - 1; k >= 0 && !function; --k)
+    if (g_handlers[k].handler == handler)
+      function = g_handlers[k].function;
+  if (handler != MPI_ERRHANDLER_NULL)
+    PMPI_Errhandler_free(&handler);
+  if (function == NULL)
+    return;
+  MPI_Comm seen = *comm == place_world ? MPI_COMM_WORLD : *comm;
+  function(&seen, code);
+}
+
+PNMPI_EXPORT int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
+                                            MPI_Errhandler *errhandler) {
+  pthread_mutex_lock(&g_handler_lock);
+  const int k = __atomic_load_n(&g_handler_count, __ATOMIC_RELAXED);
+  int rc;
+  if (k < MAX_HANDLERS && function != NULL) {
+    rc = PMPI_Comm_create_errhandler(call_handler, errhandler);
+    if (rc == MPI_SUCCESS) {
+      g_handlers[k].handler = *errhandler;
+      g_handlers[k].function = function;
+      __atomic_store_n(&g_handler_count, k + 1, __ATOMIC_RELEASE);
+    }
+  } else {
+    rc = PMPI_Comm_create_errhandler(function, errhandler);
+  }
+  pthread_mutex_unlock(&g_handler_lock);
+  return rc;
 }

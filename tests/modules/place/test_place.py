@@ -95,7 +95,8 @@ class PlaceTest(unittest.TestCase):
     ITEMS = ["rank", "status_source", "message_reaches_the_process", "wait_status_source",
              "bcast_root", "allgather_order", "exscan", "group_rank", "compare_ident", "dup",
              "name", "fortran_handle", "split", "split_type", "cart", "dist_graph", "intercomm",
-             "window", "file", "errhandler", "free_world", "user_attribute"]
+             "window", "file", "errhandler", "free_world", "errhandler_function",
+             "user_attribute"]
 
     def items_of(self, out, prefix=""):
         return [line for line in out.splitlines() if re.match(prefix + r"\w+: ", line)]

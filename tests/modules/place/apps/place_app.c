@@ -32,6 +32,14 @@ static void item(const char *name, int ok) {
     printf("%s: %s\n", name, all ? "ok" : "FAILED");
 }
 
+/* The application's error handler: counts the errors raised on MPI_COMM_WORLD. */
+static int g_errors, g_errors_on_world;
+static void on_error(MPI_Comm *comm, int *code, ...) {
+  (void)code;
+  ++g_errors;
+  g_errors_on_world += *comm == MPI_COMM_WORLD;
+}
+
 static int launch_slot(void) {
   const char *vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
   for (int i = 0; i < 3; ++i)
@@ -212,7 +220,14 @@ int main(int argc, char **argv) {
   item("errhandler", rc != MPI_SUCCESS && eh == MPI_ERRORS_RETURN);
   MPI_Comm world_copy = MPI_COMM_WORLD; /* freeing the world stays an error */
   item("free_world", MPI_Comm_free(&world_copy) != MPI_SUCCESS);
+  MPI_Errhandler own;
+  MPI_Comm_create_errhandler(on_error, &own);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, own);
+  MPI_Send(&g_rank, 1, MPI_INT, g_size + 3, 0, MPI_COMM_WORLD);
+  MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_OTHER);
+  item("errhandler_function", g_errors == 2 && g_errors_on_world == 2);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  MPI_Errhandler_free(&own);
 
   /* User attributes on the world. */
   int keyval, stored = 42, *back_ptr = NULL, flag = 0;
