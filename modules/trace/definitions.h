@@ -53,6 +53,8 @@ struct RankDefs {
   std::vector<long> file_comm;
   std::vector<std::uint64_t> events; ///< per thread
   std::uint64_t dropped = 0, flushes = 0, unknown = 0, untracked = 0;
+  std::uint64_t lost = 0;      ///< of `dropped`: a flush failed (said by the rank itself)
+  std::uint64_t no_memory = 0; ///< of `dropped`: no memory for the thread's buffer
 };
 
 struct GlobalIds {

@@ -86,6 +86,7 @@ ThreadBuffer *make_buffer() noexcept {
     // every record as dropped.
     static ThreadBuffer lost;
     lost.full = true;
+    lost.no_memory = true;
     t_buffer = &lost;
     return &lost;
   }
@@ -93,6 +94,7 @@ ThreadBuffer *make_buffer() noexcept {
   b->base = allocate_buffer(n);
   if (b->base == nullptr) {
     b->full = true;
+    b->no_memory = true;
     report("out of memory for a trace buffer of " + std::to_string(n * sizeof(Record)) +
            " bytes: this thread's calls are counted as dropped");
   }
@@ -477,8 +479,12 @@ void read_arguments(PNMPI_modHandle_t self) {
   if (pnmpi_argument_string(self, "buffer", PNMPI_ARG_NONEMPTY, &size) == PNMPI_BADARG)
     _exit(1);
   if (size != nullptr && (!parse_size(size, &bytes) || bytes < kMinBuffer)) {
-    report("argument 'buffer' must be a size in bytes of at least " + std::to_string(kMinBuffer) +
-           ", with an optional K, M or G, not '" + size + "'");
+    // Said by the core, at the argument's line; a value too large is not called too small.
+    const std::string problem = "must be a size in bytes from " + std::to_string(kMinBuffer) +
+                                " to 1T, with an optional K, M or G (powers of 1024), not '" +
+                                size + "'";
+    if (pnmpi_argument_refuse(self, "buffer", problem.c_str()) != PNMPI_BADARG)
+      report("argument 'buffer' " + problem);
     _exit(1);
   }
   g.buffer_records = bytes / sizeof(Record);

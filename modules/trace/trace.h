@@ -94,6 +94,7 @@ struct ThreadBuffer {
   std::uint64_t dropped = 0;   ///< records lost (drop mode, or a failed flush)
   std::uint64_t lost = 0;      ///< of those, records lost because a flush failed
   int spill_errno = 0;         ///< the first failed flush's errno (0: none failed)
+  bool no_memory = false;      ///< no memory for the buffer: every record is dropped
   std::uint64_t flushes = 0;   ///< buffers written to the spill file
   std::uint64_t next_id = 0;   ///< this thread's request ids issued so far
   std::uint64_t untracked = 0; ///< requests, persistent requests, messages not noted (full)

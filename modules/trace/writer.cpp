@@ -545,6 +545,9 @@ std::string write_archive() noexcept try {
   OTF2_AttributeList *attrs = OTF2_AttributeList_New();
   for (ThreadBuffer *b : threads) {
     mine.dropped += b->dropped;
+    mine.lost += b->lost;
+    if (b->no_memory)
+      mine.no_memory += b->dropped;
     mine.flushes += b->flushes;
     mine.untracked += b->untracked;
     std::uint64_t events = 0;
@@ -609,6 +612,8 @@ std::string write_archive() noexcept try {
   counts.u64(static_cast<std::uint64_t>(std::llround(std::ceil(g.bound_init))));
   counts.u64(static_cast<std::uint64_t>(std::llround(std::ceil(g.bound_finalize))));
   counts.u64(mine.untracked);
+  counts.u64(mine.lost);
+  counts.u64(mine.no_memory);
   std::vector<std::string> all_counts = gather(counts.bytes);
   std::uint64_t global_first = 0, global_last = 0;
   PMPI_Allreduce(&first, &global_first, 1, MPI_UINT64_T, MPI_MIN, g.comm);
@@ -653,10 +658,17 @@ std::string write_archive() noexcept try {
                  " dropped " + std::to_string(d.dropped) + " unknown-objects " +
                  std::to_string(d.unknown) + " reordered " + std::to_string(rmoved) +
                  " untracked-requests " + std::to_string(d.untracked) + "\n";
-      if (d.dropped > 0)
-        report("rank " + std::to_string(r) + ": " + std::to_string(d.dropped) +
-               " events were dropped (its buffer was full and 'argument on-full drop' is set, "
-               "or a flush failed); raise 'argument buffer' or use 'on-full flush'");
+      d.lost = in.u64();
+      d.no_memory = in.u64();
+      // Each cause with its own advice; failed flushes were said by their rank.
+      if (const std::uint64_t full = d.dropped - d.lost - d.no_memory; full > 0)
+        report("rank " + std::to_string(r) + ": " + std::to_string(full) +
+               " events were dropped (its buffer was full and 'argument on-full drop' is set); "
+               "raise 'argument buffer' or use 'on-full flush'");
+      if (d.no_memory > 0)
+        report("rank " + std::to_string(r) + ": " + std::to_string(d.no_memory) +
+               " events were dropped (there was no memory for a buffer of 'argument buffer' " +
+               std::to_string(g.buffer_records * sizeof(Record)) + " bytes); lower it");
       if (d.untracked > 0)
         report("rank " + std::to_string(r) + ": " + std::to_string(d.untracked) +
                " nonblocking requests, persistent requests or matched messages were not "
