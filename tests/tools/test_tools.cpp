@@ -375,14 +375,11 @@ TEST(Check, TwoHundredThousandArgumentsAreQuick) {
   for (int i = 0; i < 200; ++i)
     text += "stack s" + std::to_string(i) + "\nmodule api_probe\nargument tag s\n";
   const std::string conf = conf_file(text);
-  const auto start = std::chrono::steady_clock::now();
   const RunResult r = info({"--check", "-c", conf});
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(r.exit_code, 0) << describe(r);
   EXPECT_EQ(r.out, "pnmpi-info: " + conf + ": ok (201 module(s), 201 stack(s))\n");
-  // Linear work is well under a second; the quadratic parser took 50 s. Wide for noise.
-  EXPECT_LT(seconds, 10.0);
+  // No bound on the time here (the quadratic parser took 50 s, linear work well under a
+  // second, but a loaded machine may take any time): bench/ measures it.
 }
 
 std::string library() {
