@@ -87,6 +87,16 @@ struct Clock {
   }
 };
 
+/// The OTF2 type of an atomic RMA operation: what the routine does (the operation an
+/// MPI_Fetch_and_op applies is not recorded, so it is a fetch-and-accumulate).
+OTF2_RmaAtomicType atomic_type(Routine r) {
+  if (r == r_Compare_and_swap)
+    return OTF2_RMA_ATOMIC_TYPE_COMPARE_AND_SWAP;
+  if (r == r_Get_accumulate || r == r_Fetch_and_op)
+    return OTF2_RMA_ATOMIC_TYPE_FETCH_AND_ACCUMULATE;
+  return OTF2_RMA_ATOMIC_TYPE_ACCUMULATE;
+}
+
 struct Converter {
   OTF2_EvtWriter *w = nullptr;
   OTF2_AttributeList *attrs = nullptr;
@@ -181,8 +191,9 @@ struct Converter {
       else if (r.tag == kRmaGet)
         OTF2_EvtWriter_RmaGet(w, nullptr, t, win, peer, r.bytes, r.x);
       else
-        OTF2_EvtWriter_RmaAtomic(w, nullptr, t, win, peer, OTF2_RMA_ATOMIC_TYPE_ACCUMULATE, r.bytes,
-                                 r.bytes2, r.x);
+        OTF2_EvtWriter_RmaAtomic(w, nullptr, t, win, peer,
+                                 atomic_type(static_cast<Routine>(r.routine)), r.bytes, r.bytes2,
+                                 r.x);
       OTF2_EvtWriter_RmaOpCompleteBlocking(w, nullptr, t, win, r.x);
       break;
     }
