@@ -161,6 +161,33 @@ std::string relocation_note(const pnmpi::RenamePlan &plan) {
   return "; the new names went into a copy of '.dynstr' in a new segment, because " + why;
 }
 
+/// The MPI a library soname belongs to, for messages.
+std::string mpi_family(const std::string &soname) {
+  if (soname.rfind("libmpich.so", 0) == 0 || soname == "libmpi.so.12")
+    return "MPICH";
+  if (soname == "libmpi.so.40")
+    return "Open MPI";
+  return "an MPI";
+}
+
+/// Warns when IN needs an MPI library other than the one this pnmpi is built for: pnmpi
+/// refuses such a module when it loads it, so the user learns it now, not in a job.
+void warn_other_mpi(const pnmpi::ElfObject &in) {
+  const std::string ours = PNMPI_MPI_SONAME;
+  if (ours.empty())
+    return;
+  for (const std::string &lib : in.needed()) {
+    const bool mpi = lib.rfind("libmpi.so", 0) == 0 || lib.rfind("libmpich.so", 0) == 0;
+    if (!mpi || lib == ours)
+      continue;
+    std::cerr << "pnmpi-patch: warning: " << in.label() << ": built for another MPI: it needs "
+              << lib << " (" << mpi_family(lib) << "), and this pnmpi is built for " << ours << " ("
+              << mpi_family(ours) << "); pnmpi will refuse to load it: convert the tool "
+              << "built for " << ours << ", or use the pnmpi built for " << lib << "\n";
+    return;
+  }
+}
+
 /// `subject` names the file that an error which does not name one itself (std::bad_alloc)
 /// is about: IN, then the target once writing starts.
 int run(const Options &options, std::string &subject) {
@@ -168,6 +195,7 @@ int run(const Options &options, std::string &subject) {
   struct stat in_stat;
   const pnmpi::ElfObject in = pnmpi::ElfObject::load(options.in, in_stat);
   const pnmpi::RenamePlan plan = pnmpi::plan_renames(in);
+  warn_other_mpi(in);
 
   if (options.list)
     for (const pnmpi::Rename &r : plan.renames)

@@ -187,10 +187,23 @@ void apply(const Option &option, const std::string &shown, const std::string &va
     break;
   case 'L':
   case 'm':
-    settings.lib_path.push_back(value);
+    // A list, as in PNMPI_LIB_PATH: each directory is made absolute, none may be empty.
+    for (std::size_t start = 0;;) {
+      const std::size_t colon = value.find(':', start);
+      const std::string dir = value.substr(start, colon - start);
+      if (dir.empty())
+        usage_error("option " + shown + " '" + value +
+                    "': an empty directory in the list (it would be the working directory)");
+      settings.lib_path.push_back(dir);
+      if (colon == std::string::npos)
+        break;
+      start = colon + 1;
+    }
     break;
   case 'd':
     if (all_digits(value)) {
+      if (value.size() > 1 || value[0] > '4')
+        usage_error("Unknown debug level " + value + " (-d takes 0 to 4, init, modules or call)");
       settings.debug = value;
     } else if (const long bit = debug_class(value); bit != 0) {
       settings.debug_classes = (settings.debug_classes < 0 ? 0 : settings.debug_classes) | bit;
@@ -332,8 +345,12 @@ int main(int argc, char **argv) {
   name_implicit_config(settings);
   if (!settings.config.empty()) {
     struct stat st;
-    if (::stat(settings.config.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    if (::stat(settings.config.c_str(), &st) != 0)
       usage_error("-c " + settings.config + ": no such configuration file");
+    if (!S_ISREG(st.st_mode))
+      usage_error("-c " + settings.config + ": not a configuration file but a " +
+                  (S_ISDIR(st.st_mode) ? "directory" : "special file") +
+                  "; give the file (such as " + settings.config + "/.pnmpi-conf)");
     ::setenv("PNMPI_CONF", absolute(settings.config).c_str(), 1);
   }
   if (!settings.lib_path.empty()) {

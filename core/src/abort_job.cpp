@@ -9,8 +9,10 @@
 // ends the job first. log.cpp stays free of MPI (pnmpi-info shares it); this file is
 // libpnmpi's only and installs the hook when the library is loaded.
 
+#include <cstdlib>
 #include <mpi.h>
 
+#include "launcher.h"
 #include "log.h"
 
 namespace {
@@ -19,6 +21,9 @@ void abort_job() {
   int finalized = 0;
   if (PMPI_Finalized(&finalized) != MPI_SUCCESS || finalized)
     return; // too late for MPI: the process exits alone
+  // Started by another MPI's launcher, each process is a job of its own: it exits alone.
+  if (pnmpi::foreign_launcher([](const char *name) -> const char * { return std::getenv(name); }))
+    return;
   int initialized = 0;
   if (PMPI_Initialized(&initialized) != MPI_SUCCESS)
     return;

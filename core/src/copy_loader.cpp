@@ -351,7 +351,7 @@ void *look_up(void *scope, const std::string &name, const std::string &version) 
 } // namespace
 
 CopyPlanPtr plan_copies(const std::vector<unsigned char> &bytes, const std::string &path,
-                        void *first, std::string &why_not) {
+                        void *first, std::string &why_not, const FileIdentity *identity) {
   CopyPlanPtr plan(new CopyPlan);
   CopyPlan &p = *plan;
   try {
@@ -575,7 +575,8 @@ CopyPlanPtr plan_copies(const std::vector<unsigned char> &bytes, const std::stri
       throw Unsupported{std::string("it cannot be opened again: ") + std::strerror(errno)};
     p.images.emplace(0, fd);
     struct stat st;
-    if (::fstat(fd, &st) != 0 || static_cast<std::uint64_t>(st.st_size) != bytes.size())
+    if (::fstat(fd, &st) != 0 || static_cast<std::uint64_t>(st.st_size) != bytes.size() ||
+        (identity != nullptr && !same_file(identity_of(st), *identity)))
       throw Unsupported{"the file changed since it was read"};
   } catch (const Unsupported &u) {
     why_not = u.why;

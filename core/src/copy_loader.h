@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "input_file.h"
+
 namespace pnmpi {
 
 struct CopyPlan;
@@ -30,8 +32,10 @@ using CopyPlanPtr = std::unique_ptr<CopyPlan, CopyPlanDeleter>;
 /// Returns null and sets `why_not` when the file needs something this loader does not do
 /// (thread-local storage, an unknown relocation type or dynamic tag, IFUNC, text
 /// relocations, an unresolvable symbol): the caller then loads copies the old way.
+/// `identity` (if not null): the version `bytes` were read from; a file at `path` that is no
+/// longer it is not mapped (copies are then written from `bytes`).
 CopyPlanPtr plan_copies(const std::vector<unsigned char> &bytes, const std::string &path,
-                        void *first, std::string &why_not);
+                        void *first, std::string &why_not, const FileIdentity *identity = nullptr);
 
 /// Maps, relocates and initialises one more copy (init arrays, unwind tables registered so
 /// that exceptions and backtraces cross it); its fini arrays run at exit, the newest copy's

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
@@ -19,6 +20,7 @@
 #include "dispatch.h"
 #include "error.h"
 #include "handles.h"
+#include "launcher.h"
 #include "log.h"
 #include "module_path.h"
 #include "site.h"
@@ -98,29 +100,53 @@ bool banner_wanted() {
 
 extern "C" int XMPI_Pcontrol(const int level, ...);
 
-// The bottom of MPI_Init and MPI_Init_thread when the banner is due: MPI's own, then the
-// banner, which needs the rank. Every layer has run its part of MPI_Init by then.
+namespace {
+
+/// Whether MPI_Init prints the banner: set by Core::load (a user's configuration, not
+/// silenced), read once in MPI_Init.
+bool g_banner_due = false;
+
+/// Right after MPI's own MPI_Init, before any module above sees a world: stops a process
+/// started by a launcher of another MPI (launcher.h), then prints the banner if it is due.
+void after_mpi_init() {
+  const pnmpi::EnvLookup env = [](const char *name) -> const char * { return std::getenv(name); };
+  int size = 0;
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  const std::string wrong = pnmpi::wrong_launcher(size, env);
+  if (!wrong.empty()) {
+    // Every process is a job of its own: ending this one ends no other, and printing from
+    // each would repeat the message as many times as there are processes.
+    if (pnmpi::launcher_first_process(env))
+      pnmpi::print_error(wrong);
+    std::fflush(nullptr);
+    ::_exit(1);
+  }
+  if (g_banner_due)
+    pnmpi::print_banner();
+}
+
+} // namespace
+
+// The bottom of MPI_Init and MPI_Init_thread: MPI's own, then the launcher check and the
+// banner, which need the world. Every layer has run its part of MPI_Init by then.
 extern "C" int pnmpi_banner_MPI_Init(int *argc, char ***argv) {
   const int rc = PMPI_Init(argc, argv);
   if (rc == MPI_SUCCESS)
-    pnmpi::print_banner();
+    after_mpi_init();
   return rc;
 }
 
 extern "C" int pnmpi_banner_MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
   const int rc = PMPI_Init_thread(argc, argv, required, provided);
   if (rc == MPI_SUCCESS)
-    pnmpi::print_banner();
+    after_mpi_init();
   return rc;
 }
 
 namespace {
 
-/// The routines after which the banner is printed (those that initialise MPI's world),
-/// each with its banner bottom; none when the banner is off.
-std::vector<std::pair<unsigned, std::uintptr_t>> banner_routines(bool banner) {
-  if (!banner)
-    return {};
+/// The routines that initialise MPI's world, each with its bottom (above).
+std::vector<std::pair<unsigned, std::uintptr_t>> init_routines() {
   return {
       {PNMPI_ID_MPI_Init, reinterpret_cast<std::uintptr_t>(&pnmpi_banner_MPI_Init)},
       {PNMPI_ID_MPI_Init_thread, reinterpret_cast<std::uintptr_t>(&pnmpi_banner_MPI_Init_thread)}};
@@ -163,11 +189,12 @@ void Core::load() {
     m_loaded = true;
     return;
   }
-  // With the banner, MPI_Init and MPI_Init_thread end in it, wrapped or not. A site stack
-  // alone prints nothing: the banner is for a user's own configuration.
+  // MPI_Init and MPI_Init_thread end in the launcher check and the banner, wrapped or not. A
+  // site stack alone prints nothing: the banner is for a user's own configuration.
   const bool user_config = composed->path != composed->site_path;
+  g_banner_due = user_config && banner_wanted();
   std::vector<unsigned> banner_ids;
-  for (const auto &[id, fn] : banner_routines(user_config && banner_wanted())) {
+  for (const auto &[id, fn] : init_routines()) {
     m_bottom[id] = fn;
     banner_ids.push_back(id);
   }

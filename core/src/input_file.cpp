@@ -31,8 +31,34 @@ std::string megabytes(std::uint64_t bytes) {
 
 } // namespace
 
+FileIdentity identity_of(const struct stat &st) {
+  FileIdentity id;
+  id.dev = st.st_dev;
+  id.ino = st.st_ino;
+  id.size = st.st_size;
+  id.mtime = st.st_mtim;
+  id.ctime = st.st_ctim;
+  return id;
+}
+
+bool same_file(const FileIdentity &a, const FileIdentity &b) {
+  const auto same = [](const timespec &x, const timespec &y) {
+    return x.tv_sec == y.tv_sec && x.tv_nsec == y.tv_nsec;
+  };
+  return a.dev == b.dev && a.ino == b.ino && a.size == b.size && same(a.mtime, b.mtime) &&
+         same(a.ctime, b.ctime);
+}
+
+bool identity_at(const std::string &path, FileIdentity *out) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    return false;
+  *out = identity_of(st);
+  return true;
+}
+
 std::vector<unsigned char> read_input_file(const std::string &path, std::uint64_t max_bytes,
-                                           const std::string &what) {
+                                           const std::string &what, FileIdentity *identity) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below.
   const Descriptor in{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
   if (in.fd < 0)
@@ -54,10 +80,17 @@ std::vector<unsigned char> read_input_file(const std::string &path, std::uint64_
     if (n < 0)
       throw Error(what + ": " + std::strerror(errno));
     if (n == 0)
-      break; // it shrank while it was read: what was read is all there is
+      break; // it shrank while it was read: refused below
     got += static_cast<std::size_t>(n);
   }
-  bytes.resize(got);
+  struct stat after {};
+  if (::fstat(in.fd, &after) != 0)
+    throw Error(what + ": " + std::strerror(errno));
+  if (got != bytes.size() || !same_file(identity_of(st), identity_of(after)))
+    throw Error(what + ": it changed while it was read (is it being written or installed?); "
+                       "try again once it no longer changes");
+  if (identity != nullptr)
+    *identity = identity_of(st);
   return bytes;
 }
 

@@ -108,7 +108,9 @@ std::unique_ptr<ModuleFile> read_module_file(const std::string &path, const Modu
   check_trusted(path, context);
   auto file = std::make_unique<ModuleFile>();
   file->path = path;
-  file->bytes = read_input_file(path, kMaxModuleBytes, context + ": cannot read it");
+  file->bytes =
+      read_input_file(path, kMaxModuleBytes, context + ": cannot read it", &file->identity);
+  file->identity_known = true;
   file->image = read_elf_image(file->bytes, context, routines);
   const ElfImage &image = file->image;
   if (image.pmpi_defined.size() >= kMpiLibraryPmpiDefinitions) {
@@ -239,6 +241,23 @@ void *module_symbol(const LoadedModule &module, const char *name) {
   return ::dlsym(module.handle, name);
 }
 
+namespace {
+
+/// Refuses a module file that is no longer the version read (and checked): the dynamic
+/// linker and the copy loader open it again by its path, and a file replaced in between (an
+/// installation while jobs start), even by one of the same size, would mix two versions.
+void check_unchanged(const ModuleFile &file, const std::string &context) {
+  if (!file.identity_known)
+    return;
+  FileIdentity now;
+  if (!identity_at(file.path, &now) || !same_file(now, file.identity))
+    throw Error(context + ": the file was replaced or rewritten after pnmpi read it (an "
+                          "installation while the job started?): its layers would mix two "
+                          "versions of it; start the job again once it no longer changes");
+}
+
+} // namespace
+
 LoadedModule load_module_copy(ModuleFile &file, const ModuleSpec &module, const Config &config,
                               CopyDirectory &copies, int layer) {
   const std::string context = module_context(module, config) + " (" + shown(file.path) + ")";
@@ -246,8 +265,18 @@ LoadedModule load_module_copy(ModuleFile &file, const ModuleSpec &module, const 
   std::uint64_t slide = 0;
   if (file.loaded == 0) {
     // The first copy binds every symbol now, so an unresolved one is reported here, with
-    // the config line, rather than as a crash at its first call.
+    // the config line, rather than as a crash at its first call. The file is checked before
+    // and after: what the dynamic linker opened in between is the version read.
+    check_unchanged(file, context);
     handle = ::dlopen(file.path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle != nullptr) {
+      try {
+        check_unchanged(file, context);
+      } catch (...) {
+        ::dlclose(handle);
+        throw;
+      }
+    }
     file.first = handle;
   } else {
     // Copies are slid by different multiples of the cache line (elf_slide.h), so that the
@@ -268,8 +297,11 @@ LoadedModule load_module_copy(ModuleFile &file, const ModuleSpec &module, const 
       std::string why_not = "its first copy was not loaded by the dynamic linker";
       if (mode == CopyMode::Files)
         why_not = "PNMPI_COPIES=files";
-      else if (file.first != nullptr)
-        file.copy_plan = plan_copies(file.bytes, file.path, file.first, why_not);
+      else if (file.first != nullptr) {
+        check_unchanged(file, context);
+        file.copy_plan = plan_copies(file.bytes, file.path, file.first, why_not,
+                                     file.identity_known ? &file.identity : nullptr);
+      }
       file.copy_plan_known = true;
       if (!file.copy_plan)
         debug(1, context +

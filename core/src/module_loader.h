@@ -19,6 +19,8 @@ namespace pnmpi {
 struct ModuleFile {
   std::string path;
   std::vector<unsigned char> bytes;
+  FileIdentity identity;       ///< the version `bytes` were read from
+  bool identity_known = false; ///< read_module_file() read it (tests may make files without)
   ElfImage image;
   int loaded = 0;        ///< layers loaded from it so far
   void *first = nullptr; ///< the dynamic linker's handle of the first layer

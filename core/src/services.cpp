@@ -434,6 +434,17 @@ PNMPI_status_t pnmpi_argument_file(PNMPI_modHandle_t module, const char *name, i
   });
 }
 
+PNMPI_status_t pnmpi_argument_refuse(PNMPI_modHandle_t module, const char *name,
+                                     const char *problem) {
+  return guarded([&] {
+    const pnmpi::Argument *arg = nullptr;
+    const PNMPI_status_t found = typed_argument(module, name, PNMPI_ARG_OPTIONAL, name, &arg);
+    if (found != PNMPI_SUCCESS)
+      return found;
+    return malformed(module, *arg, problem != nullptr ? problem : "is not accepted");
+  });
+}
+
 PNMPI_status_t PNMPI_Service_RegisterModule(const char *name) {
   if (name == nullptr || *name == '\0')
     return PNMPI_BADARG;

@@ -587,12 +587,31 @@ void forget_request(MPI_Request request) noexcept {
 
 // ---- life cycle ---------------------------------------------------------------------------
 
+/// Stops the job at MPI_Init if this rank cannot write its files where they go: finding out
+/// at MPI_Finalize would lose the whole run. The rank says why and ends the job itself, with
+/// no collective: the monitor's own traffic would show in the counts of a monitoring layer
+/// below it (Open MPI's), and its message is out before its abort.
+static void stop_if_output_unwritable() noexcept {
+  std::string problem;
+  try {
+    problem = output_directory_problem();
+  } catch (...) {
+    problem = "out of memory while checking the output directory";
+  }
+  if (problem.empty())
+    return;
+  report_error(problem + " (checked at MPI_Init, before the application runs)");
+  PMPI_Abort(MPI_COMM_WORLD, 1);
+  _exit(1);
+}
+
 void on_initialized() noexcept {
   if (g.world_size != 0)
     return;
   PMPI_Comm_size(MPI_COMM_WORLD, &g.world_size);
   PMPI_Comm_rank(MPI_COMM_WORLD, &g.world_rank);
   PMPI_Query_thread(&g.thread_level);
+  stop_if_output_unwritable();
   g.atomic_updates = g.thread_level == MPI_THREAD_MULTIPLE;
   PMPI_Comm_group(MPI_COMM_WORLD, &g.world_group);
   cache_predefined_types();

@@ -513,10 +513,16 @@ void on_finalize() noexcept;
 /// Writes the outputs (output.cpp), collectively over MPI_COMM_WORLD. False if this rank
 /// failed to write one of its files (each failure is reported).
 bool write_outputs() noexcept;
+/// Why this rank could not write its files into the output directory, checked at MPI_Init
+/// (a missing, non-directory or unwritable directory); empty if it can, or writes none.
+std::string output_directory_problem();
 /// A communicator's name (MPI_Comm_get_name), empty if it has none.
 std::string comm_name(MPI_Comm comm);
 /// Prints `pnmpi: module 'monitor': <message>` on stderr.
 void report_error(const std::string &message) noexcept;
+/// Whether `comm` is a live communicator the monitor knows (comm_registry.cpp): the check a
+/// communicator from the application gets before any PMPI_Comm_* call is made on it.
+bool known_comm(MPI_Comm comm) noexcept;
 /// Writes `text` to `path` atomically; on failure reports why and returns false.
 bool write_or_report(const std::string &path, const std::string &text) noexcept;
 

@@ -118,6 +118,9 @@ int bind(int k, MPI_Comm comm, mpit::Binding &b) {
   PMPI_Finalized(&finalized);
   if (!initialized || finalized || g.world_size == 0 || comm == MPI_COMM_NULL)
     return MPI_T_ERR_INVALID_HANDLE;
+  // A freed communicator, a datatype or garbage would crash the PMPI_Comm_* calls below.
+  if (!known_comm(comm))
+    return MPI_T_ERR_INVALID_HANDLE;
   int inter = 0;
   if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
     return MPI_T_ERR_INVALID_HANDLE;

@@ -22,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <unordered_map>
 #include <vector>
@@ -658,6 +659,29 @@ bool write_outputs() noexcept {
     report_error("cannot write the output");
   }
   return false;
+}
+
+std::string output_directory_problem() {
+  const bool writes = g.options.per_rank || (g.options.gathered && g.world_rank == 0);
+  if (!writes)
+    return "";
+  const std::string &prefix = g.options.output;
+  const std::size_t slash = prefix.rfind('/');
+  const std::string dir = slash == std::string::npos ? "."
+                          : slash == 0               ? "/"
+                                                     : prefix.substr(0, slash);
+  const std::string where = "the output directory '" + escape_name(dir) +
+                            "' (of 'argument output " + escape_name(prefix) + "')";
+  struct stat st;
+  if (::stat(dir.c_str(), &st) != 0)
+    return where + " cannot be used: " + std::strerror(errno) +
+           "; the monitor does not create it: make it before the job starts, or choose "
+           "another prefix";
+  if (!S_ISDIR(st.st_mode))
+    return where + " is not a directory; choose another prefix";
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    return where + " is not writable: " + std::strerror(errno) + "; choose another prefix";
+  return "";
 }
 
 } // namespace pnmpi::monitor

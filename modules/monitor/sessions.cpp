@@ -88,7 +88,8 @@ int api_finalize(void) {
 int api_start(MPI_Comm comm, int *msid) {
   if (!mpi_usable())
     return MPI_M_MISSING_INIT;
-  if (comm == MPI_COMM_NULL)
+  // A freed communicator, a datatype or garbage would crash the PMPI_Comm_* calls below.
+  if (comm == MPI_COMM_NULL || !known_comm(comm))
     return MPI_M_INVALID_ARG;
   int inter = 0, rank = -1;
   if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)

@@ -26,38 +26,6 @@ State g;
 thread_local ThreadBuffer *t_buffer = nullptr;
 bool g_use_tsc = false;
 
-ClockPair clock_pair() noexcept {
-  ClockPair best;
-  std::uint64_t window = UINT64_MAX;
-  for (int i = 0; i < 32; ++i) {
-    const std::uint64_t a = now();
-    const std::uint64_t ns = monotonic_ns();
-    const std::uint64_t b = now();
-    if (b - a < window) {
-      window = b - a;
-      best.tick = a + (b - a) / 2;
-      best.ns = ns;
-    }
-  }
-  return best;
-}
-
-/// The time-stamp counter is used where the kernel keeps CLOCK_MONOTONIC with it: then it
-/// is invariant (constant rate, runs in every state) and the same on every core.
-static bool tsc_usable() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-  FILE *f = std::fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
-  if (f == nullptr)
-    return false;
-  char name[32] = {};
-  const bool ok = std::fgets(name, sizeof name, f) != nullptr && std::strncmp(name, "tsc", 3) == 0;
-  std::fclose(f);
-  return ok;
-#else
-  return false;
-#endif
-}
-
 void report(const std::string &message) noexcept {
   std::fprintf(stderr, "pnmpi: module 'trace': %s\n", message.c_str());
   std::fflush(stderr);
@@ -71,11 +39,6 @@ constexpr std::size_t kMinBuffer = 64 * sizeof(Record);
 
 /// Where records go that cannot be kept; never read.
 thread_local Record t_scratch;
-
-std::string spill_path(std::uint32_t thread) {
-  return g.output + "/raw/rank" + std::to_string(g.rank) + ".thread" + std::to_string(thread) +
-         ".raw";
-}
 
 bool write_all(int fd, const void *data, std::size_t size) noexcept {
   const char *p = static_cast<const char *>(data);
@@ -123,6 +86,7 @@ ThreadBuffer *make_buffer() noexcept {
     // every record as dropped.
     static ThreadBuffer lost;
     lost.full = true;
+    lost.no_memory = true;
     t_buffer = &lost;
     return &lost;
   }
@@ -130,6 +94,7 @@ ThreadBuffer *make_buffer() noexcept {
   b->base = allocate_buffer(n);
   if (b->base == nullptr) {
     b->full = true;
+    b->no_memory = true;
     report("out of memory for a trace buffer of " + std::to_string(n * sizeof(Record)) +
            " bytes: this thread's calls are counted as dropped");
   }
@@ -145,18 +110,37 @@ ThreadBuffer *make_buffer() noexcept {
   return b;
 }
 
+/// Notes that the buffer's `n` records are lost because its spill file could not be written
+/// (errno says why); the first loss of a thread is said at once, all of them at MPI_Finalize.
+static void spill_failed(ThreadBuffer *b, std::size_t n, const std::string &what) noexcept {
+  if (b->spill_errno == 0) {
+    b->spill_errno = errno != 0 ? errno : EIO;
+    report("rank " + std::to_string(g.rank) + ": " + what + ": " + std::strerror(b->spill_errno) +
+           "; " + std::to_string(n) +
+           " events of this buffer are lost (later losses are counted, and said at "
+           "MPI_Finalize)");
+  }
+  b->dropped += n;
+  b->lost += n;
+}
+
 /// Writes the buffer's records to its spill file and empties it. False if they were lost.
 static bool flush(ThreadBuffer *b) noexcept {
   const std::size_t n = static_cast<std::size_t>(b->pos - b->base);
   if (n == 0)
     return true;
+  if (b->fd == -2) {
+    errno = EIO;
+    spill_failed(b, n, "cannot write spill file '" + spill_path(b->index) + "'");
+    b->flushes++;
+    b->pos = b->base;
+    return false;
+  }
   if (b->fd < 0) {
     const std::string path = spill_path(b->index);
     b->fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (b->fd < 0) {
-      report("cannot create spill file '" + path + "': " + std::strerror(errno) + "; " +
-             std::to_string(n) + " events of this buffer are dropped");
-      b->dropped += n;
+      spill_failed(b, n, "cannot create spill file '" + path + "'");
       b->pos = b->base;
       return false;
     }
@@ -165,9 +149,16 @@ static bool flush(ThreadBuffer *b) noexcept {
   if (ok) {
     b->spilled += n;
   } else {
-    report("cannot write spill file '" + spill_path(b->index) + "': " + std::strerror(errno) +
-           "; " + std::to_string(n) + " events are dropped");
-    b->dropped += n;
+    const int error = errno;
+    // A write cut short (a full disk) leaves part of a record: the file is cut back to its
+    // whole records, so that later flushes stay aligned and the file reads back.
+    const auto whole = static_cast<off_t>(b->spilled * sizeof(Record));
+    if (::ftruncate(b->fd, whole) != 0 || ::lseek(b->fd, whole, SEEK_SET) != whole) {
+      ::close(b->fd);
+      b->fd = -2; // unusable: every later flush is lost, the records so far are kept
+    }
+    errno = error;
+    spill_failed(b, n, "cannot write spill file '" + spill_path(b->index) + "'");
   }
   b->flushes++;
   b->pos = b->base;
@@ -189,139 +180,6 @@ Record *buffer_full(ThreadBuffer *b) noexcept {
   f->kind = kFlush;
   return b->pos++;
 }
-
-// ---- the handle tables ---------------------------------------------------------------------
-
-template <class Value> bool HandleTable<Value>::init(std::size_t capacity) noexcept {
-  std::size_t n = kWindow;
-  unsigned bits = 5;
-  while (n < capacity && bits < 40) {
-    n <<= 1;
-    ++bits;
-  }
-  static_assert(std::is_trivially_copyable<Value>::value, "table values are copied as bytes");
-  // calloc: the kernel gives zeroed pages when they are first touched, so a generous
-  // capacity costs address space, not memory, until the slots are used.
-  m_keys = static_cast<std::atomic<std::uint64_t> *>(std::calloc(n, sizeof *m_keys));
-  m_slots = static_cast<Slot *>(std::calloc(n, sizeof *m_slots));
-  if (m_keys == nullptr || m_slots == nullptr) {
-    std::free(m_keys);
-    std::free(m_slots);
-    m_keys = nullptr;
-    m_slots = nullptr;
-    return false;
-  }
-  m_mask = n - 1;
-  m_shift = 64 - bits;
-  return true;
-}
-
-template <class Value>
-bool HandleTable<Value>::insert(std::uint64_t key, const Value &value) noexcept {
-  if (m_keys == nullptr || key <= kBusy)
-    return false;
-  if (!m_used.load(std::memory_order_relaxed))
-    m_used.store(true, std::memory_order_relaxed);
-  const std::size_t h = home(key);
-  for (std::size_t i = 0; i < kWindow; ++i) {
-    std::atomic<std::uint64_t> &k = m_keys[(h + i) & m_mask];
-    std::uint64_t expected = kFree;
-    // Acquire: the previous owner's reads of this slot happen before our writes.
-    if (k.load(std::memory_order_relaxed) == kFree &&
-        k.compare_exchange_strong(expected, kBusy, std::memory_order_acquire,
-                                  std::memory_order_relaxed)) {
-      Slot &s = m_slots[(h + i) & m_mask];
-      s.value = value;
-      s.stamp.store(m_order.fetch_add(1, std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-      k.store(key, std::memory_order_release);
-      return true;
-    }
-  }
-  return false;
-}
-
-template <class Value> std::uint64_t HandleTable<Value>::newest(std::uint64_t key) const noexcept {
-  if (m_keys == nullptr || key <= kBusy)
-    return 0;
-  const std::size_t h = home(key);
-  std::uint64_t best = 0;
-  for (std::size_t i = 0; i < kWindow; ++i) {
-    const std::size_t at = (h + i) & m_mask;
-    if (m_keys[at].load(std::memory_order_acquire) == key)
-      best = std::max(best, m_slots[at].stamp.load(std::memory_order_relaxed));
-  }
-  return best;
-}
-
-template <class Value>
-std::size_t HandleTable<Value>::claim(std::uint64_t key, std::uint64_t order) noexcept {
-  if (m_keys == nullptr || key <= kBusy)
-    return SIZE_MAX;
-  const std::size_t h = home(key);
-  if (order != 0) {
-    for (std::size_t i = 0; i < kWindow; ++i) {
-      const std::size_t at = (h + i) & m_mask;
-      if (m_keys[at].load(std::memory_order_acquire) != key ||
-          m_slots[at].stamp.load(std::memory_order_relaxed) != order)
-        continue;
-      std::uint64_t expected = key;
-      if (!m_keys[at].compare_exchange_strong(expected, kBusy, std::memory_order_acquire,
-                                              std::memory_order_relaxed))
-        break;
-      // Ours now; still the entry asked for unless it was taken and the slot reused.
-      if (m_slots[at].stamp.load(std::memory_order_relaxed) == order)
-        return at;
-      m_keys[at].store(key, std::memory_order_release);
-      break;
-    }
-  }
-  // Retried only when another thread claimed the chosen slot between the scan and the CAS.
-  for (int attempt = 0; attempt < 4; ++attempt) {
-    std::size_t best = SIZE_MAX;
-    std::uint64_t best_stamp = UINT64_MAX;
-    for (std::size_t i = 0; i < kWindow; ++i) {
-      const std::size_t at = (h + i) & m_mask;
-      if (m_keys[at].load(std::memory_order_acquire) != key)
-        continue;
-      const std::uint64_t stamp = m_slots[at].stamp.load(std::memory_order_relaxed);
-      if (best == SIZE_MAX || stamp < best_stamp) {
-        best = at;
-        best_stamp = stamp;
-      }
-    }
-    if (best == SIZE_MAX)
-      return SIZE_MAX;
-    std::uint64_t expected = key;
-    if (m_keys[best].compare_exchange_strong(expected, kBusy, std::memory_order_acquire,
-                                             std::memory_order_relaxed))
-      return best;
-  }
-  return SIZE_MAX;
-}
-
-template <class Value>
-bool HandleTable<Value>::take(std::uint64_t key, std::uint64_t order, Value *out) noexcept {
-  const std::size_t at = claim(key, order);
-  if (at == SIZE_MAX)
-    return false;
-  *out = m_slots[at].value;
-  m_keys[at].store(kFree, std::memory_order_release);
-  return true;
-}
-
-template <class Value> bool HandleTable<Value>::find(std::uint64_t key, Value *out) noexcept {
-  const std::size_t at = claim(key, 0);
-  if (at == SIZE_MAX)
-    return false;
-  *out = m_slots[at].value;
-  m_keys[at].store(key, std::memory_order_release);
-  return true;
-}
-
-// The wrapper files use the tables through trace.h's inline functions.
-template class HandleTable<Pending>;
-template class HandleTable<Persistent>;
-template class HandleTable<MessageComm>;
 
 namespace {
 
@@ -541,6 +399,8 @@ void register_file(MPI_File file, const char *path, MPI_Comm comm, int amode,
 
 namespace {
 
+std::vector<std::string> g_hosts;
+
 // ---- arguments ------------------------------------------------------------------------------
 
 const pnmpi_flag_t kClassWords[] = {
@@ -619,8 +479,12 @@ void read_arguments(PNMPI_modHandle_t self) {
   if (pnmpi_argument_string(self, "buffer", PNMPI_ARG_NONEMPTY, &size) == PNMPI_BADARG)
     _exit(1);
   if (size != nullptr && (!parse_size(size, &bytes) || bytes < kMinBuffer)) {
-    report("argument 'buffer' must be a size in bytes of at least " + std::to_string(kMinBuffer) +
-           ", with an optional K, M or G, not '" + size + "'");
+    // Said by the core, at the argument's line; a value too large is not called too small.
+    const std::string problem = "must be a size in bytes from " + std::to_string(kMinBuffer) +
+                                " to 1T, with an optional K, M or G (powers of 1024), not '" +
+                                size + "'";
+    if (pnmpi_argument_refuse(self, "buffer", problem.c_str()) != PNMPI_BADARG)
+      report("argument 'buffer' " + problem);
     _exit(1);
   }
   g.buffer_records = bytes / sizeof(Record);
@@ -650,165 +514,6 @@ void read_arguments(PNMPI_modHandle_t self) {
   while (g.output.size() > 1 && g.output.back() == '/')
     g.output.pop_back();
 }
-
-// ---- start and end -------------------------------------------------------------------------
-
-/// Makes `path` and its parents; an error message, or empty.
-std::string make_directories(const std::string &path) {
-  for (std::size_t i = 1; i <= path.size(); ++i) {
-    if (i < path.size() && path[i] != '/')
-      continue;
-    const std::string part = path.substr(0, i);
-    if (::mkdir(part.c_str(), 0755) != 0 && errno != EEXIST)
-      return "cannot create directory '" + part + "': " + std::strerror(errno);
-  }
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    return "'" + path + "' is not a directory";
-  return "";
-}
-
-const char kIncompleteText[] =
-    "This trace is incomplete: the job started writing it at MPI_Init and has not (yet)\n"
-    "finished it at MPI_Finalize (it is still running, was killed, or failed). The raw\n"
-    "records flushed so far are in raw/ (64-byte records, see docs/trace.md).\n";
-
-/// Rank 0: prepares the output directory; an error message, or empty.
-std::string prepare_output() {
-  std::string error = make_directories(g.output);
-  if (error.empty())
-    error = make_directories(g.output + "/raw");
-  if (!error.empty())
-    return error;
-  // An earlier run's archive in the same directory is replaced, never mixed with this one
-  // (OTF2 refuses to write into an existing archive directory). Only what the trace writes
-  // is removed: a directory holding anything else is an error.
-  std::remove((g.output + "/traces.otf2").c_str());
-  std::remove((g.output + "/traces.def").c_str());
-  std::remove((g.output + "/summary.txt").c_str());
-  for (const char *sub : {"/traces", "/raw"}) {
-    const std::string dir = g.output + sub;
-    if (DIR *d = ::opendir(dir.c_str())) {
-      while (const dirent *e = ::readdir(d)) {
-        const std::string name = e->d_name;
-        const auto ends = [&](const char *suffix) {
-          const std::size_t n = std::strlen(suffix);
-          return name.size() > n && name.compare(name.size() - n, n, suffix) == 0;
-        };
-        if (ends(".evt") || ends(".def") || ends(".raw"))
-          std::remove((dir + "/" + name).c_str());
-      }
-      ::closedir(d);
-    }
-  }
-  if (::rmdir((g.output + "/traces").c_str()) != 0 && errno != ENOENT)
-    return "cannot replace the earlier archive in '" + g.output +
-           "/traces': " + std::strerror(errno) + " (it holds files the trace did not write?)";
-  const std::string marker = g.output + "/INCOMPLETE";
-  FILE *f = std::fopen(marker.c_str(), "w");
-  if (f == nullptr)
-    return "cannot write '" + marker + "': " + std::strerror(errno);
-  const bool ok = std::fputs(kIncompleteText, f) >= 0;
-  if (std::fclose(f) != 0 || !ok)
-    return "cannot write '" + marker + "': " + std::strerror(errno);
-  return "";
-}
-
-/// Waits for `request` without spinning: a rank waiting for the offset measurement of
-/// another leaves the CPU to it (ranks may outnumber a host's cores, and then a spinning
-/// rank delays the round trips being timed by whole scheduler time slices).
-void wait_yielding(MPI_Request *request) {
-  int done = 0;
-  PMPI_Test(request, &done, MPI_STATUS_IGNORE);
-  while (!done) {
-    const timespec pause = {0, 50000};
-    nanosleep(&pause, nullptr);
-    PMPI_Test(request, &done, MPI_STATUS_IGNORE);
-  }
-}
-
-/// An offset (ns) to add to a rank's CLOCK_MONOTONIC to read rank 0's, and the most it can
-/// be off by (ns).
-struct Offset {
-  double ns = 0, bound = 0;
-};
-
-/// This rank's Offset, measured now.
-///
-/// One rank per host (its lowest, the host's leader) is measured: every process of a host
-/// reads the same CLOCK_MONOTONIC, so its ranks share one offset, exactly, and messages
-/// between them keep their order; the ranks of rank 0's host get exactly 0. Rank 0 sends
-/// the leader pings; the leader answers each with its clock. A reply's clock was read
-/// between rank 0's send (t0) and its receive (t1), so every round bounds the offset to
-/// [t0 - remote, t1 - remote]: the estimate is the middle of the intersection of all
-/// rounds' bounds, and its error at most half the intersection's width, which the fastest
-/// ping and the fastest reply seen set, however slow the other rounds were (a rank delayed
-/// by its scheduler only widens its own round's bounds). Rounds go on past kRounds while
-/// the bound is above kGoodBound, up to
-/// kMaxRounds: a loaded host may need more to see a fast ping and a fast reply. The
-/// offsets go to every rank at the end, so that no rank leaves before the measurements are
-/// done (and competes with them for a core).
-Offset measure_offset(const std::vector<std::string> &hosts) {
-  constexpr int kRounds = 20, kMaxRounds = 60;
-  constexpr double kGoodBound = 50e3;
-  std::unordered_map<std::string, int> first_on_host;
-  for (int r = g.size - 1; r >= 0; --r)
-    first_on_host[hosts[static_cast<std::size_t>(r)]] = r;
-  const auto leader_of = [&](int r) { return first_on_host[hosts[static_cast<std::size_t>(r)]]; };
-  std::vector<Offset> offsets;
-  if (g.rank == 0) {
-    offsets.assign(static_cast<std::size_t>(g.size), Offset{});
-    for (int r = 1; r < g.size; ++r) {
-      const int leader = leader_of(r);
-      if (leader != r) {
-        offsets[static_cast<std::size_t>(r)] = offsets[static_cast<std::size_t>(leader)];
-        continue;
-      }
-      double low = -1e300, high = 1e300;
-      for (int i = 0;; ++i) {
-        // Each ping says whether it is the last.
-        int last = i + 1 >= kMaxRounds || (i + 1 >= kRounds && (high - low) / 2 <= kGoodBound);
-        std::uint64_t remote = 0;
-        const std::uint64_t t0 = monotonic_ns();
-        PMPI_Send(&last, 1, MPI_INT, r, 1, g.comm);
-        PMPI_Recv(&remote, 1, MPI_UINT64_T, r, 2, g.comm, MPI_STATUS_IGNORE);
-        const std::uint64_t t1 = monotonic_ns();
-        low = std::max(low, static_cast<double>(t0) - static_cast<double>(remote));
-        high = std::min(high, static_cast<double>(t1) - static_cast<double>(remote));
-        if (last)
-          break;
-      }
-      // The bounds cannot cross while both clocks run at one rate; if a clock was stepped
-      // during the rounds they can, and then the middle is still the best guess.
-      offsets[static_cast<std::size_t>(r)] = Offset{(low + high) / 2, std::abs(high - low) / 2};
-    }
-  } else if (leader_of(g.rank) == g.rank && leader_of(g.rank) != 0) {
-    // The first ping waits without spinning: rank 0 may be measuring other hosts first.
-    int last = 0;
-    MPI_Request ping;
-    PMPI_Irecv(&last, 1, MPI_INT, 0, 1, g.comm, &ping);
-    wait_yielding(&ping);
-    for (;;) {
-      const std::uint64_t t = monotonic_ns();
-      PMPI_Send(&t, 1, MPI_UINT64_T, 0, 2, g.comm);
-      if (last)
-        break;
-      PMPI_Recv(&last, 1, MPI_INT, 0, 1, g.comm, MPI_STATUS_IGNORE);
-    }
-  }
-  double mine[2] = {0, 0};
-  std::vector<double> all;
-  for (const Offset &o : offsets) {
-    all.push_back(o.ns);
-    all.push_back(o.bound);
-  }
-  MPI_Request request;
-  PMPI_Iscatter(all.data(), 2, MPI_DOUBLE, mine, 2, MPI_DOUBLE, 0, g.comm, &request);
-  wait_yielding(&request);
-  return Offset{mine[0], mine[1]};
-}
-
-std::vector<std::string> g_hosts;
 
 void start() {
   PMPI_Comm_dup(MPI_COMM_WORLD, &g.comm);
@@ -852,6 +557,64 @@ void start() {
   g.bound_init = at_init.bound;
   g.init = clock_pair();
   g.active.store(true, std::memory_order_release);
+}
+
+/// After write_archive(): says what failed (each rank its own), moves the archive into
+/// place or marks it failed, and makes the job's exit status say whether output was lost.
+void finish_archive(const std::string &error) {
+  std::uint64_t lost = 0, lost_threads = 0;
+  int lost_errno = 0;
+  {
+    std::lock_guard<std::mutex> guard(g.lock);
+    for (ThreadBuffer *b = g.buffers; b != nullptr; b = b->next)
+      if (b->lost > 0) {
+        lost += b->lost;
+        lost_threads++;
+        lost_errno = b->spill_errno;
+      }
+  }
+  if (lost > 0) {
+    // The archive is written without them, and says so (PNMPI::DROPPED_EVENTS); the job
+    // fails, as for any other output lost.
+    report("rank " + std::to_string(g.rank) + ": " + std::to_string(lost) +
+           " events are missing from the archive: " + std::to_string(lost_threads) +
+           " thread(s) could not write their spill files in '" + g.output + "/raw' (" +
+           std::strerror(lost_errno) + ")");
+    fail_at_exit();
+  }
+  if (!error.empty())
+    report("rank " + std::to_string(g.rank) + ": " + error);
+  int failed = error.empty() ? 0 : 1, any = 0;
+  PMPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, g.comm);
+  const std::vector<std::string> errors =
+      gather(error.empty() ? "" : "  rank " + std::to_string(g.rank) + ": " + error + "\n");
+  if (any) {
+    fail_at_exit();
+    if (g.rank == 0) {
+      std::string lines;
+      for (const std::string &e : errors)
+        lines += e;
+      struct stat st;
+      const bool earlier = ::stat((g.output + "/traces.otf2").c_str(), &st) == 0;
+      const std::string marked = mark_failed(lines);
+      report("the archive in '" + g.output + "' was not written (see " + g.output + "/INCOMPLETE)" +
+             (earlier ? "; the earlier run's archive there is left as it was" : "") +
+             (marked.empty() ? "" : "; " + marked));
+    }
+    return;
+  }
+  if (g.rank == 0) {
+    const std::string moved = commit_archive();
+    if (!moved.empty()) {
+      report(moved);
+      fail_at_exit();
+    }
+  }
+  // The raw records are in the archive now.
+  std::lock_guard<std::mutex> guard(g.lock);
+  for (ThreadBuffer *b = g.buffers; b != nullptr; b = b->next)
+    if (b->spilled > 0 || b->flushes > 0)
+      std::remove(spill_path(b->index).c_str());
 }
 
 } // namespace
@@ -912,17 +675,12 @@ PNMPI_EXPORT int MPI_Finalize(void) {
   if (g.enabled[r_Finalize])
     call_record(r_Finalize, t0, g.finalize.tick);
   g.active.store(false);
-  const std::string error = write_archive();
-  int failed = error.empty() ? 0 : 1, any = 0;
-  PMPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, g.comm);
-  if (failed)
-    report("rank " + std::to_string(g.rank) + ": " + error);
-  if (g.rank == 0 && !any) {
-    std::remove((g.output + "/INCOMPLETE").c_str());
-    // Every rank has replayed and removed its spill files (the Allreduce above): raw/ goes
-    // unless something else is in it.
+  finish_archive(write_archive());
+  // Every rank has replayed and removed its spill files: raw/ goes unless something else is
+  // in it (or the archive was not written, and the spill files stay).
+  PMPI_Barrier(g.comm);
+  if (g.rank == 0)
     ::rmdir((g.output + "/raw").c_str());
-  }
   PMPI_Comm_free(&g.comm);
   PMPI_Group_free(&g.world_group);
   return PMPI_Finalize();

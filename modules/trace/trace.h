@@ -63,6 +63,9 @@ inline std::uint64_t now() noexcept {
   return monotonic_ns();
 }
 
+/// Whether the time-stamp counter is invariant here (clock.cpp).
+bool tsc_usable() noexcept;
+
 /// A reading of both clocks at (nearly) the same instant.
 struct ClockPair {
   std::uint64_t tick = 0, ns = 0;
@@ -89,6 +92,9 @@ struct ThreadBuffer {
   int fd = -1;                 ///< spill file, opened at the first flush
   std::uint64_t spilled = 0;   ///< records in the spill file
   std::uint64_t dropped = 0;   ///< records lost (drop mode, or a failed flush)
+  std::uint64_t lost = 0;      ///< of those, records lost because a flush failed
+  int spill_errno = 0;         ///< the first failed flush's errno (0: none failed)
+  bool no_memory = false;      ///< no memory for the buffer: every record is dropped
   std::uint64_t flushes = 0;   ///< buffers written to the spill file
   std::uint64_t next_id = 0;   ///< this thread's request ids issued so far
   std::uint64_t untracked = 0; ///< requests, persistent requests, messages not noted (full)
@@ -351,6 +357,44 @@ void register_comm(MPI_Comm comm, std::uint64_t t) noexcept;
 void register_win(MPI_Win win, MPI_Comm over, std::uint64_t t) noexcept;
 void register_file(MPI_File file, const char *path, MPI_Comm comm, int amode,
                    std::uint64_t t) noexcept;
+
+/// An offset (ns) to add to a rank's CLOCK_MONOTONIC to read rank 0's, and the most it can
+/// be off by (ns).
+struct Offset {
+  double ns = 0, bound = 0;
+};
+
+/// This rank's Offset, measured now (collective over g.comm; clock.cpp).
+Offset measure_offset(const std::vector<std::string> &hosts);
+
+/// Rank 0 receives every rank's bytes (collective over g.comm; writer.cpp).
+std::vector<std::string> gather(const std::string &mine);
+
+// ---- the output directory (output_dir.cpp) ---------------------------------------------
+//
+// The new archive is written into a staging directory inside the output directory and moved
+// into place only once every rank has written its part whole: an earlier run's archive stays
+// as it was until then, and after a failure.
+
+/// The spill file of thread `thread` of this rank.
+std::string spill_path(std::uint32_t thread);
+/// Where this run's archive is written until it is whole.
+std::string staging_dir();
+/// Rank 0, at MPI_Init: makes the output directory, raw/ and an empty staging directory, and
+/// writes INCOMPLETE. An error message, or empty.
+std::string prepare_output();
+/// Rank 0, once every rank wrote its part: moves the new archive into place (the earlier
+/// one's files are replaced) and removes INCOMPLETE. An error message, or empty.
+std::string commit_archive();
+/// Rank 0, after a failure: removes the unfinished archive and says in INCOMPLETE what
+/// failed (`failures`, one line per failure). An error message, or empty.
+std::string mark_failed(const std::string &failures);
+/// Writes `text` to `path` whole or not at all (a temporary file renamed over it). An error
+/// message naming the file, or empty.
+std::string write_file(const std::string &path, const std::string &text);
+/// Makes the process end with exit status 1 (unless it already fails), at the very end of
+/// exit(), after MPI_Finalize: the trace's output was lost.
+void fail_at_exit() noexcept;
 
 /// The host name of every rank (gathered at MPI_Init).
 const std::vector<std::string> &hosts();

@@ -13,6 +13,8 @@
 // MPI_Finalize, interpolated linearly in between: the archive's times are aligned already
 // and it holds no clock offset definitions.
 
+#include "definitions.h"
+#include "exchange.h"
 #include "trace.h"
 
 #define OTF2_MPI_USE_PMPI
@@ -22,6 +24,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdarg>
 #include <cstdio>
 #include <fcntl.h>
 #include <map>
@@ -32,84 +35,6 @@
 namespace pnmpi::trace {
 
 namespace {
-
-// ---- byte streams for the definitions exchanged with rank 0 -----------------------------------
-
-struct Out {
-  std::string bytes;
-  void u64(std::uint64_t v) { bytes.append(reinterpret_cast<const char *>(&v), sizeof v); }
-  void str(const std::string &s) {
-    u64(s.size());
-    bytes += s;
-  }
-  void ints(const std::vector<int> &v) {
-    u64(v.size());
-    for (int i : v)
-      u64(static_cast<std::uint64_t>(static_cast<std::int64_t>(i)));
-  }
-};
-
-struct In {
-  const std::string &bytes;
-  std::size_t at = 0;
-  std::uint64_t u64() {
-    std::uint64_t v = 0;
-    if (at + sizeof v <= bytes.size())
-      std::memcpy(&v, bytes.data() + at, sizeof v);
-    at += sizeof v;
-    return v;
-  }
-  std::string str() {
-    const std::uint64_t n = u64();
-    std::string s = at + n <= bytes.size() ? bytes.substr(at, n) : std::string();
-    at += n;
-    return s;
-  }
-  std::vector<int> ints() {
-    std::vector<int> v(u64());
-    for (int &i : v)
-      i = static_cast<int>(static_cast<std::int64_t>(u64()));
-    return v;
-  }
-};
-
-/// Root receives every rank's bytes.
-std::vector<std::string> gather(const std::string &mine) {
-  int n = static_cast<int>(mine.size());
-  std::vector<int> sizes(static_cast<std::size_t>(g.size)), displs(sizes.size());
-  PMPI_Gather(&n, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, g.comm);
-  int total = 0;
-  for (std::size_t r = 0; r < sizes.size(); ++r) {
-    displs[r] = total;
-    total += sizes[r];
-  }
-  std::string all(g.rank == 0 ? static_cast<std::size_t>(total) : 0, '\0');
-  PMPI_Gatherv(mine.data(), n, MPI_BYTE, &all[0], sizes.data(), displs.data(), MPI_BYTE, 0, g.comm);
-  std::vector<std::string> out;
-  if (g.rank == 0)
-    for (std::size_t r = 0; r < sizes.size(); ++r)
-      out.push_back(
-          all.substr(static_cast<std::size_t>(displs[r]), static_cast<std::size_t>(sizes[r])));
-  return out;
-}
-
-/// Every rank receives its own bytes from root.
-std::string scatter(const std::vector<std::string> &parts) {
-  std::vector<int> sizes(static_cast<std::size_t>(g.size)), displs(sizes.size());
-  std::string all;
-  if (g.rank == 0)
-    for (std::size_t r = 0; r < sizes.size(); ++r) {
-      displs[r] = static_cast<int>(all.size());
-      sizes[r] = static_cast<int>(parts[r].size());
-      all += parts[r];
-    }
-  int n = 0;
-  PMPI_Scatter(sizes.data(), 1, MPI_INT, &n, 1, MPI_INT, 0, g.comm);
-  std::string mine(static_cast<std::size_t>(n), '\0');
-  PMPI_Scatterv(all.data(), sizes.data(), displs.data(), MPI_BYTE, &mine[0], n, MPI_BYTE, 0,
-                g.comm);
-  return mine;
-}
 
 // ---- finding what a handle named at a given time ---------------------------------------------
 
@@ -139,116 +64,6 @@ long lookup(
   return found;
 }
 
-// ---- the definitions rank 0 writes ----------------------------------------------------------
-
-constexpr OTF2_AttributeRef kAttrOrigin = 0;
-constexpr OTF2_AttributeRef kAttrOffset = 1;
-constexpr OTF2_AttributeRef kAttrDisplacement = 2;
-constexpr OTF2_AttributeRef kAttrEtype = 3;
-constexpr OTF2_AttributeRef kAttrFiletype = 4;
-constexpr OTF2_IoParadigmRef kMpiIo = 0;
-
-OTF2_LocationRef location_id(int rank, std::uint32_t thread) {
-  return (static_cast<OTF2_LocationRef>(thread) << 32) | static_cast<std::uint32_t>(rank);
-}
-
-OTF2_CollectiveOp collective_op(Routine r) {
-  return static_cast<OTF2_CollectiveOp>(kRoutines[r].otf2_op);
-}
-
-class Strings {
-public:
-  OTF2_StringRef operator()(const std::string &s) {
-    auto it = m_ids.find(s);
-    if (it != m_ids.end())
-      return it->second;
-    const auto id = static_cast<OTF2_StringRef>(m_list.size());
-    m_list.push_back(s);
-    m_ids.emplace(s, id);
-    return id;
-  }
-  void write(OTF2_GlobalDefWriter *w) const {
-    for (std::size_t i = 0; i < m_list.size(); ++i)
-      OTF2_GlobalDefWriter_WriteString(w, static_cast<OTF2_StringRef>(i), m_list[i].c_str());
-  }
-
-private:
-  std::vector<std::string> m_list;
-  std::map<std::string, OTF2_StringRef> m_ids;
-};
-
-/// A communicator as every rank names it: the world ranks of its group (both groups of an
-/// inter-communicator) and its ordinal. An inter-communicator's groups are put in one order
-/// (the lesser first) so that the ranks of both sides name it alike.
-struct CommKey {
-  std::vector<int> a, b; ///< b: the second group of an inter-communicator, else empty
-  int ordinal = 0;
-  bool inter() const { return !b.empty(); }
-  bool operator<(const CommKey &o) const {
-    return std::tie(a, b, ordinal) < std::tie(o.a, o.b, o.ordinal);
-  }
-};
-
-/// What rank 0 learns from every rank.
-struct RankDefs {
-  std::vector<CommKey> comms;
-  std::vector<std::pair<std::vector<int>, int>> wins;
-  std::vector<long> win_comm; ///< local comm index or -1
-  std::vector<std::string> file_paths;
-  std::vector<long> file_comm;
-  std::vector<std::uint64_t> events; ///< per thread
-  std::uint64_t dropped = 0, flushes = 0, unknown = 0, untracked = 0;
-};
-
-struct GlobalIds {
-  std::vector<std::uint64_t> comm, win, handle;
-};
-
-/// Rank 0: gives every distinct communicator, window, file and handle a global id.
-struct Unifier {
-  std::map<CommKey, std::uint32_t> comm_ids;
-  std::map<std::pair<std::vector<int>, int>, std::uint32_t> win_ids;
-  std::vector<CommKey> comm_keys;
-  std::vector<std::uint32_t> win_comm; ///< global comm of each window
-  std::map<std::string, std::uint32_t> file_ids;
-  std::vector<std::string> file_paths;
-  struct Handle {
-    std::uint32_t file;
-    std::uint64_t comm;
-  };
-  std::vector<Handle> handles;
-
-  GlobalIds add(const RankDefs &d) {
-    GlobalIds ids;
-    for (const auto &key : d.comms) {
-      auto ins = comm_ids.emplace(key, static_cast<std::uint32_t>(comm_keys.size()));
-      if (ins.second)
-        comm_keys.push_back(key);
-      ids.comm.push_back(ins.first->second);
-    }
-    for (std::size_t i = 0; i < d.wins.size(); ++i) {
-      auto ins = win_ids.emplace(d.wins[i], static_cast<std::uint32_t>(win_comm.size()));
-      if (ins.second) {
-        const long c = d.win_comm[i];
-        win_comm.push_back(c >= 0
-                               ? static_cast<std::uint32_t>(ids.comm[static_cast<std::size_t>(c)])
-                               : OTF2_UNDEFINED_COMM);
-      }
-      ids.win.push_back(ins.first->second);
-    }
-    for (std::size_t i = 0; i < d.file_paths.size(); ++i) {
-      auto ins = file_ids.emplace(d.file_paths[i], static_cast<std::uint32_t>(file_paths.size()));
-      if (ins.second)
-        file_paths.push_back(d.file_paths[i]);
-      const long c = d.file_comm[i];
-      ids.handle.push_back(handles.size());
-      handles.push_back({ins.first->second,
-                         c >= 0 ? ids.comm[static_cast<std::size_t>(c)] : OTF2_UNDEFINED_COMM});
-    }
-    return ids;
-  }
-};
-
 // ---- events --------------------------------------------------------------------------------
 
 struct Clock {
@@ -271,6 +86,16 @@ struct Clock {
     return u;
   }
 };
+
+/// The OTF2 type of an atomic RMA operation: what the routine does (the operation an
+/// MPI_Fetch_and_op applies is not recorded, so it is a fetch-and-accumulate).
+OTF2_RmaAtomicType atomic_type(Routine r) {
+  if (r == r_Compare_and_swap)
+    return OTF2_RMA_ATOMIC_TYPE_COMPARE_AND_SWAP;
+  if (r == r_Get_accumulate || r == r_Fetch_and_op)
+    return OTF2_RMA_ATOMIC_TYPE_FETCH_AND_ACCUMULATE;
+  return OTF2_RMA_ATOMIC_TYPE_ACCUMULATE;
+}
 
 struct Converter {
   OTF2_EvtWriter *w = nullptr;
@@ -366,8 +191,9 @@ struct Converter {
       else if (r.tag == kRmaGet)
         OTF2_EvtWriter_RmaGet(w, nullptr, t, win, peer, r.bytes, r.x);
       else
-        OTF2_EvtWriter_RmaAtomic(w, nullptr, t, win, peer, OTF2_RMA_ATOMIC_TYPE_ACCUMULATE, r.bytes,
-                                 r.bytes2, r.x);
+        OTF2_EvtWriter_RmaAtomic(w, nullptr, t, win, peer,
+                                 atomic_type(static_cast<Routine>(r.routine)), r.bytes, r.bytes2,
+                                 r.x);
       OTF2_EvtWriter_RmaOpCompleteBlocking(w, nullptr, t, win, r.x);
       break;
     }
@@ -511,165 +337,92 @@ std::string otf2_error(const std::string &what, OTF2_ErrorCode code) {
   return what + ": " + OTF2_Error_GetName(code) + " (" + OTF2_Error_GetDescription(code) + ")";
 }
 
+/// The first error OTF2 met since the last check(). OTF2 tells the cause of a failed write
+/// (a full disk: OTF2_ERROR_ENOSPC) only to its error callback; the call that closes the file
+/// returns a generic code, or none at all.
+OTF2_ErrorCode g_otf2_first = OTF2_SUCCESS;
+
+OTF2_ErrorCode on_otf2_error(void *, const char *, std::uint64_t, const char *, OTF2_ErrorCode code,
+                             const char *, va_list) {
+  if (g_otf2_first == OTF2_SUCCESS)
+    g_otf2_first = code;
+  return code;
+}
+
+/// An error message naming `file` if OTF2 failed since the last check (or `rc` says so),
+/// else empty.
+std::string check(OTF2_ErrorCode rc, const std::string &file) {
+  const OTF2_ErrorCode code = g_otf2_first != OTF2_SUCCESS ? g_otf2_first : rc;
+  g_otf2_first = OTF2_SUCCESS;
+  if (code == OTF2_SUCCESS)
+    return "";
+  return "cannot write '" + file + "': " + OTF2_Error_GetDescription(code);
+}
+
+/// Keeps the first error.
+void note(std::string &error, const std::string &next) {
+  if (error.empty())
+    error = next;
+}
+
+/// The file of location `location` in the archive, `kind` "evt" or "def".
+std::string location_file(OTF2_LocationRef location, const char *kind) {
+  return staging_dir() + "/traces/" + std::to_string(location) + "." + kind;
+}
+
+/// Sets OTF2's error callback for as long as it lives (the archive is written), then puts
+/// back whatever was there.
+class Otf2ErrorCapture {
+public:
+  Otf2ErrorCapture() : m_previous(OTF2_Error_RegisterCallback(on_otf2_error, nullptr)) {
+    g_otf2_first = OTF2_SUCCESS;
+  }
+  ~Otf2ErrorCapture() { OTF2_Error_RegisterCallback(m_previous, nullptr); }
+  Otf2ErrorCapture(const Otf2ErrorCapture &) = delete;
+  Otf2ErrorCapture &operator=(const Otf2ErrorCapture &) = delete;
+
+private:
+  OTF2_ErrorCallback m_previous;
+};
+
 /// Streams one thread's records (spill file, then buffer) through `conv`.
 std::string replay(ThreadBuffer *b, Converter &conv) {
-  if (b->fd >= 0) {
-    const std::string path = g.output + "/raw/rank" + std::to_string(g.rank) + ".thread" +
-                             std::to_string(b->index) + ".raw";
-    ::close(b->fd);
+  // The spill file stays until the archive is in place (output_dir.cpp): if writing the
+  // archive fails, it still holds the records.
+  if (b->fd >= 0 || b->spilled > 0) {
+    const std::string path = spill_path(b->index);
+    if (b->fd >= 0)
+      ::close(b->fd);
     b->fd = -1;
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0)
       return "cannot read back spill file '" + path + "': " + std::strerror(errno);
     std::vector<Record> chunk(4096);
+    std::uint64_t read = 0;
     for (;;) {
       const ssize_t n = ::read(fd, chunk.data(), chunk.size() * sizeof(Record));
       if (n < 0 && errno == EINTR)
         continue;
-      if (n <= 0)
+      if (n < 0) {
+        const std::string why = std::strerror(errno);
+        ::close(fd);
+        return "cannot read back spill file '" + path + "': " + why;
+      }
+      if (n == 0)
         break;
       for (std::size_t i = 0; i < static_cast<std::size_t>(n) / sizeof(Record); ++i)
         conv.add(chunk[i]);
+      read += static_cast<std::size_t>(n) / sizeof(Record);
     }
     ::close(fd);
-    std::remove(path.c_str());
+    if (read != b->spilled)
+      return "spill file '" + path + "' holds " + std::to_string(read) + " records, not the " +
+             std::to_string(b->spilled) + " written to it";
   }
   for (Record *r = b->base; r != nullptr && r < b->pos; ++r)
     conv.add(*r);
   conv.finish();
   return "";
-}
-
-const char *comm_name(const CommKey &key, int size, std::string &buf, std::size_t index) {
-  if (key.inter()) {
-    buf = "intercomm " + std::to_string(index);
-    return buf.c_str();
-  }
-  bool world = key.ordinal == 0 && static_cast<int>(key.a.size()) == size;
-  for (std::size_t i = 0; world && i < key.a.size(); ++i)
-    world = key.a[i] == static_cast<int>(i);
-  if (world)
-    return "MPI_COMM_WORLD";
-  if (key.ordinal == 0 && key.a.size() == 1 && size > 1)
-    return "MPI_COMM_SELF";
-  buf = "comm " + std::to_string(index);
-  return buf.c_str();
-}
-
-void write_global_defs(OTF2_GlobalDefWriter *w, const Unifier &u,
-                       const std::vector<RankDefs> &ranks, std::uint64_t first,
-                       std::uint64_t last) {
-  Strings s;
-  std::vector<std::string> host_list;
-  std::vector<std::uint32_t> host_of(static_cast<std::size_t>(g.size));
-  for (int r = 0; r < g.size; ++r) {
-    const std::string &h = hosts()[static_cast<std::size_t>(r)];
-    auto it = std::find(host_list.begin(), host_list.end(), h);
-    host_of[static_cast<std::size_t>(r)] = static_cast<std::uint32_t>(it - host_list.begin());
-    if (it == host_list.end())
-      host_list.push_back(h);
-  }
-  // Every string is interned first: OTF2 wants them defined before they are used.
-  const OTF2_StringRef empty = s(""), machine = s("machine"), node = s("node"), mpi = s("MPI");
-  std::vector<OTF2_StringRef> host_names, rank_names, region_names;
-  for (const std::string &h : host_list)
-    host_names.push_back(s(h));
-  for (int r = 0; r < g.size; ++r)
-    rank_names.push_back(s("MPI Rank " + std::to_string(r)));
-  for (int r = 0; r < kRoutineCount; ++r)
-    region_names.push_back(s(kRoutines[r].name));
-  std::vector<std::vector<OTF2_StringRef>> location_names(static_cast<std::size_t>(g.size));
-  for (int r = 0; r < g.size; ++r)
-    for (std::size_t t = 0; t < ranks[static_cast<std::size_t>(r)].events.size(); ++t)
-      location_names[static_cast<std::size_t>(r)].push_back(
-          s(t == 0 ? "Master thread" : "Thread " + std::to_string(t)));
-  std::vector<OTF2_StringRef> comm_names, file_names, win_names;
-  for (std::size_t c = 0; c < u.comm_keys.size(); ++c) {
-    std::string buf;
-    comm_names.push_back(s(comm_name(u.comm_keys[c], g.size, buf, c)));
-  }
-  for (std::size_t wi = 0; wi < u.win_comm.size(); ++wi)
-    win_names.push_back(s("window " + std::to_string(wi)));
-  for (const std::string &p : u.file_paths)
-    file_names.push_back(s(p));
-  const OTF2_StringRef mpi_io = s("MPI-IO"), mpi_io_name = s("MPI I/O");
-  const OTF2_StringRef a_origin = s("pnmpi::origin"),
-                       d_origin = s("1: a module above the trace made this call (call origin)");
-  const OTF2_StringRef a_offset = s("MPI-IO::offset"),
-                       d_offset = s("byte offset in the file of the operation's first byte");
-  const OTF2_StringRef a_disp = s("MPI-IO::displacement"), d_disp = s("the view's displacement");
-  const OTF2_StringRef a_etype = s("MPI-IO::etype_size"), d_etype = s("bytes in the view's etype");
-  const OTF2_StringRef a_ftype = s("MPI-IO::filetype_size"),
-                       d_ftype = s("bytes of data in one filetype");
-  s.write(w);
-
-  OTF2_GlobalDefWriter_WriteClockProperties(w, 1000000000ull, first, last - first + 1,
-                                            OTF2_UNDEFINED_TIMESTAMP);
-  OTF2_GlobalDefWriter_WriteParadigm(w, OTF2_PARADIGM_MPI, mpi, OTF2_PARADIGM_CLASS_PROCESS);
-  OTF2_GlobalDefWriter_WriteAttribute(w, kAttrOrigin, a_origin, d_origin, OTF2_TYPE_UINT8);
-  OTF2_GlobalDefWriter_WriteAttribute(w, kAttrOffset, a_offset, d_offset, OTF2_TYPE_UINT64);
-  OTF2_GlobalDefWriter_WriteAttribute(w, kAttrDisplacement, a_disp, d_disp, OTF2_TYPE_UINT64);
-  OTF2_GlobalDefWriter_WriteAttribute(w, kAttrEtype, a_etype, d_etype, OTF2_TYPE_UINT64);
-  OTF2_GlobalDefWriter_WriteAttribute(w, kAttrFiletype, a_ftype, d_ftype, OTF2_TYPE_UINT64);
-
-  OTF2_GlobalDefWriter_WriteSystemTreeNode(w, 0, machine, machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
-  for (std::size_t h = 0; h < host_list.size(); ++h)
-    OTF2_GlobalDefWriter_WriteSystemTreeNode(w, static_cast<OTF2_SystemTreeNodeRef>(h + 1),
-                                             host_names[h], node, 0);
-  for (int r = 0; r < g.size; ++r) {
-    const auto ur = static_cast<std::size_t>(r);
-    OTF2_GlobalDefWriter_WriteLocationGroup(w, static_cast<OTF2_LocationGroupRef>(r),
-                                            rank_names[ur], OTF2_LOCATION_GROUP_TYPE_PROCESS,
-                                            host_of[ur] + 1, OTF2_UNDEFINED_LOCATION_GROUP);
-    for (std::size_t t = 0; t < ranks[ur].events.size(); ++t)
-      OTF2_GlobalDefWriter_WriteLocation(w, location_id(r, static_cast<std::uint32_t>(t)),
-                                         location_names[ur][t], OTF2_LOCATION_TYPE_CPU_THREAD,
-                                         ranks[ur].events[t],
-                                         static_cast<OTF2_LocationGroupRef>(r));
-  }
-  for (int r = 0; r < kRoutineCount; ++r)
-    OTF2_GlobalDefWriter_WriteRegion(
-        w, static_cast<OTF2_RegionRef>(r), region_names[static_cast<std::size_t>(r)],
-        region_names[static_cast<std::size_t>(r)], empty,
-        kRoutines[r].cls == kClassIo ? OTF2_REGION_ROLE_FILE_IO : OTF2_REGION_ROLE_FUNCTION,
-        OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE, empty, 0, 0);
-
-  // Group 0 lists the ranks' master threads; a communicator's group lists world ranks,
-  // which index group 0.
-  std::vector<std::uint64_t> members;
-  for (int r = 0; r < g.size; ++r)
-    members.push_back(location_id(r, 0));
-  OTF2_GlobalDefWriter_WriteGroup(w, 0, empty, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
-                                  OTF2_GROUP_FLAG_NONE, static_cast<std::uint32_t>(members.size()),
-                                  members.data());
-  // An inter-communicator is written as a communicator of the union of its groups (the
-  // lesser first), its events' peers and roots translated to ranks of that union: OTF2 3.0
-  // has InterComm definitions, but Debian's Python OTF2 bindings (3.0.2), which
-  // pnmpi-report reads with, cannot read them (their InterComm takes Comm's fields too).
-  for (std::size_t c = 0; c < u.comm_keys.size(); ++c) {
-    const CommKey &key = u.comm_keys[c];
-    std::vector<std::uint64_t> m(key.a.begin(), key.a.end());
-    m.insert(m.end(), key.b.begin(), key.b.end());
-    OTF2_GlobalDefWriter_WriteGroup(
-        w, static_cast<OTF2_GroupRef>(c + 1), empty, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
-        OTF2_GROUP_FLAG_NONE, static_cast<std::uint32_t>(m.size()), m.data());
-    OTF2_GlobalDefWriter_WriteComm(w, static_cast<OTF2_CommRef>(c), comm_names[c],
-                                   static_cast<OTF2_GroupRef>(c + 1), OTF2_UNDEFINED_COMM,
-                                   OTF2_COMM_FLAG_NONE);
-  }
-  for (std::size_t wi = 0; wi < u.win_comm.size(); ++wi)
-    OTF2_GlobalDefWriter_WriteRmaWin(w, static_cast<OTF2_RmaWinRef>(wi), win_names[wi],
-                                     u.win_comm[wi], OTF2_RMA_WIN_FLAG_NONE);
-  OTF2_GlobalDefWriter_WriteIoParadigm(w, kMpiIo, mpi_io, mpi_io_name,
-                                       OTF2_IO_PARADIGM_CLASS_PARALLEL, OTF2_IO_PARADIGM_FLAG_NONE,
-                                       0, nullptr, nullptr, nullptr);
-  for (std::size_t f = 0; f < u.file_paths.size(); ++f)
-    OTF2_GlobalDefWriter_WriteIoRegularFile(w, static_cast<OTF2_IoFileRef>(f), file_names[f], 0);
-  for (std::size_t h = 0; h < u.handles.size(); ++h)
-    OTF2_GlobalDefWriter_WriteIoHandle(
-        w, static_cast<OTF2_IoHandleRef>(h), file_names[u.handles[h].file], u.handles[h].file,
-        kMpiIo, OTF2_IO_HANDLE_FLAG_NONE, static_cast<OTF2_CommRef>(u.handles[h].comm),
-        OTF2_UNDEFINED_IO_HANDLE);
 }
 
 } // namespace
@@ -764,18 +517,20 @@ std::string write_archive() noexcept try {
         v->push_back(in.u64());
   }
 
+  const Otf2ErrorCapture capture;
+  const std::string staging = staging_dir();
   OTF2_Archive *archive =
-      OTF2_Archive_Open(g.output.c_str(), "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,
+      OTF2_Archive_Open(staging.c_str(), "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,
                         4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
   if (archive == nullptr)
-    return "cannot create the OTF2 archive '" + g.output + "/traces.otf2'";
+    return "cannot create the OTF2 archive '" + staging + "/traces.otf2'";
   std::string error;
   OTF2_ErrorCode rc = OTF2_Archive_SetFlushCallbacks(archive, &kFlushCallbacks, nullptr);
   if (rc == OTF2_SUCCESS)
     rc = OTF2_MPI_Archive_SetCollectiveCallbacks(archive, g.comm, MPI_COMM_NULL);
   if (rc != OTF2_SUCCESS) {
     // Without its collective callbacks the archive cannot even be closed: it is left open.
-    return otf2_error("cannot set up the OTF2 archive in '" + g.output + "'", rc);
+    return otf2_error("cannot set up the OTF2 archive in '" + staging + "'", rc);
   }
   if (rc == OTF2_SUCCESS)
     rc = OTF2_Archive_SetCreator(archive, "pnmpi module trace");
@@ -783,6 +538,7 @@ std::string write_archive() noexcept try {
     rc = OTF2_Archive_OpenEvtFiles(archive);
   if (rc != OTF2_SUCCESS)
     error = otf2_error("cannot set up the OTF2 archive", rc);
+  g_otf2_first = OTF2_SUCCESS;
 
   Clock clock;
   clock.init = g.init;
@@ -800,6 +556,9 @@ std::string write_archive() noexcept try {
   OTF2_AttributeList *attrs = OTF2_AttributeList_New();
   for (ThreadBuffer *b : threads) {
     mine.dropped += b->dropped;
+    mine.lost += b->lost;
+    if (b->no_memory)
+      mine.no_memory += b->dropped;
     mine.flushes += b->flushes;
     mine.untracked += b->untracked;
     std::uint64_t events = 0;
@@ -819,7 +578,8 @@ std::string write_archive() noexcept try {
       } else {
         error = replay(b, conv);
         OTF2_EvtWriter_GetNumberOfEvents(w, &events);
-        OTF2_Archive_CloseEvtWriter(archive, w);
+        note(error, check(OTF2_Archive_CloseEvtWriter(archive, w),
+                          location_file(location_id(g.rank, b->index), "evt")));
       }
       first = std::min(first, conv.first);
       last = std::max(last, conv.final);
@@ -832,16 +592,21 @@ std::string write_archive() noexcept try {
   if (mine.events.empty())
     mine.events.push_back(0);
   if (error.empty()) {
-    OTF2_Archive_CloseEvtFiles(archive);
+    note(error, check(OTF2_Archive_CloseEvtFiles(archive), staging + "/traces"));
     // Empty local definition files: the definitions are global, but readers expect one per
     // location.
-    OTF2_Archive_OpenDefFiles(archive);
+    note(error, check(OTF2_Archive_OpenDefFiles(archive), staging + "/traces"));
     for (ThreadBuffer *b : threads) {
-      OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(archive, location_id(g.rank, b->index));
-      if (dw != nullptr)
-        OTF2_Archive_CloseDefWriter(archive, dw);
+      const OTF2_LocationRef location = location_id(g.rank, b->index);
+      OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(archive, location);
+      if (dw == nullptr)
+        note(error,
+             "cannot open the OTF2 definition writer of '" + location_file(location, "def") + "'");
+      else
+        note(error,
+             check(OTF2_Archive_CloseDefWriter(archive, dw), location_file(location, "def")));
     }
-    OTF2_Archive_CloseDefFiles(archive);
+    note(error, check(OTF2_Archive_CloseDefFiles(archive), staging + "/traces"));
   }
 
   // Counts and time range, for the definitions rank 0 writes.
@@ -858,6 +623,8 @@ std::string write_archive() noexcept try {
   counts.u64(static_cast<std::uint64_t>(std::llround(std::ceil(g.bound_init))));
   counts.u64(static_cast<std::uint64_t>(std::llround(std::ceil(g.bound_finalize))));
   counts.u64(mine.untracked);
+  counts.u64(mine.lost);
+  counts.u64(mine.no_memory);
   std::vector<std::string> all_counts = gather(counts.bytes);
   std::uint64_t global_first = 0, global_last = 0;
   PMPI_Allreduce(&first, &global_first, 1, MPI_UINT64_T, MPI_MIN, g.comm);
@@ -865,6 +632,7 @@ std::string write_archive() noexcept try {
   if (global_first == UINT64_MAX)
     global_first = global_last = 0;
 
+  std::string wrote;
   if (g.rank == 0) {
     std::uint64_t total = 0, dropped = 0, flushes = 0, unknown = 0, moved = 0, untracked = 0;
     std::string summary, offsets;
@@ -901,10 +669,17 @@ std::string write_archive() noexcept try {
                  " dropped " + std::to_string(d.dropped) + " unknown-objects " +
                  std::to_string(d.unknown) + " reordered " + std::to_string(rmoved) +
                  " untracked-requests " + std::to_string(d.untracked) + "\n";
-      if (d.dropped > 0)
-        report("rank " + std::to_string(r) + ": " + std::to_string(d.dropped) +
-               " events were dropped (its buffer was full and 'argument on-full drop' is set, "
-               "or a flush failed); raise 'argument buffer' or use 'on-full flush'");
+      d.lost = in.u64();
+      d.no_memory = in.u64();
+      // Each cause with its own advice; failed flushes were said by their rank.
+      if (const std::uint64_t full = d.dropped - d.lost - d.no_memory; full > 0)
+        report("rank " + std::to_string(r) + ": " + std::to_string(full) +
+               " events were dropped (its buffer was full and 'argument on-full drop' is set); "
+               "raise 'argument buffer' or use 'on-full flush'");
+      if (d.no_memory > 0)
+        report("rank " + std::to_string(r) + ": " + std::to_string(d.no_memory) +
+               " events were dropped (there was no memory for a buffer of 'argument buffer' " +
+               std::to_string(g.buffer_records * sizeof(Record)) + " bytes); lower it");
       if (d.untracked > 0)
         report("rank " + std::to_string(r) + ": " + std::to_string(d.untracked) +
                " nonblocking requests, persistent requests or matched messages were not "
@@ -918,7 +693,7 @@ std::string write_archive() noexcept try {
         error = "cannot open the OTF2 global definition writer";
       } else {
         write_global_defs(gw, unifier, ranks, global_first, global_last);
-        OTF2_Archive_CloseGlobalDefWriter(archive, gw);
+        note(error, check(OTF2_Archive_CloseGlobalDefWriter(archive, gw), staging + "/traces.def"));
       }
       OTF2_Archive_SetProperty(archive, "PNMPI::DROPPED_EVENTS", std::to_string(dropped).c_str(),
                                true);
@@ -946,24 +721,23 @@ std::string write_archive() noexcept try {
               std::to_string(unknown) + "\nreordered " + std::to_string(moved) +
               "\nuntracked-requests " + std::to_string(untracked) + "\nclock " +
               (g.align_clocks ? "aligned" : "local") + "\n" + summary + offsets;
-    const std::string path = g.output + "/summary.txt";
-    if (FILE *f = std::fopen(path.c_str(), "w")) {
-      std::fputs(summary.c_str(), f);
-      std::fclose(f);
-    }
+    if (error.empty())
+      note(error, write_file(staging + "/summary.txt", summary));
     if (unknown > 0)
       report(std::to_string(unknown) +
              " operations on communicators, windows or files the trace did not see created "
              "(made by routines the trace does not wrap, e.g. MPI_Comm_spawn, or before it was "
              "loaded) are left out of the archive; their calls are in it");
-    if (error.empty() && (dropped > 0 || flushes > 0))
-      report("wrote " + g.output + "/traces.otf2: " + std::to_string(total) + " events, " +
-             std::to_string(flushes) + " buffer flushes, " + std::to_string(dropped) +
-             " events dropped");
+    if (dropped > 0 || flushes > 0)
+      wrote = "wrote " + g.output + "/traces.otf2: " + std::to_string(total) + " events, " +
+              std::to_string(flushes) + " buffer flushes, " + std::to_string(dropped) +
+              " events dropped";
   }
-  rc = OTF2_Archive_Close(archive);
-  if (error.empty() && rc != OTF2_SUCCESS)
-    error = otf2_error("cannot close the OTF2 archive", rc);
+  // Rank 0 writes the anchor file; every rank closes its files.
+  note(error, check(OTF2_Archive_Close(archive),
+                    g.rank == 0 ? staging + "/traces.otf2" : staging + "/traces"));
+  if (error.empty() && !wrote.empty())
+    report(wrote);
   return error;
 } catch (const std::exception &e) {
   return std::string("cannot write the archive: ") + e.what();

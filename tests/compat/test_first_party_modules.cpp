@@ -148,7 +148,6 @@ TEST(WaitForDebugger, ADebuggerEndsTheWait) {
     FAIL() << "still waiting after the debugger's release\n" << file_text(out) << describe(gdb);
   }
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << file_text(out);
-  EXPECT_LT(seconds(), 45.0);
   text = file_text(out);
   EXPECT_NE(text.find("Waiting for 60 seconds ...\n"), std::string::npos) << text;
   EXPECT_NE(text.find("Done waiting.\n"), std::string::npos) << text;

@@ -3,10 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <dirent.h>
 #include <dlfcn.h>
 #include <elf.h>
+#include <fcntl.h>
 #include <fstream>
 #include <functional>
 #include <iterator>
@@ -18,6 +20,7 @@
 
 #include "copy_loader.h"
 #include "elf_slide.h"
+#include "input_file.h"
 #include "module_loader.h"
 #include "pnmpi_test_config.h"
 
@@ -338,6 +341,70 @@ TEST(CopyLoader, LayersAfterTheFirstAreMappedWithoutACopyDirectory) {
                                 layers[0].base))
         << "base + link-time address reaches layer " << i << "'s own data";
     EXPECT_EQ(reinterpret_cast<IntFn>(module_symbol(layers[i], "copy_fixture_bump"))(), 1);
+  }
+}
+
+/// Writes `bytes` to `path` as an installer does: a new file renamed over the old one.
+void replace_file(const std::string &path, const std::vector<unsigned char> &bytes) {
+  const std::string temporary = path + ".new";
+  std::ofstream(temporary, std::ios::binary)
+      .write(reinterpret_cast<const char *>(bytes.data()),
+             static_cast<std::streamsize>(bytes.size()));
+  ASSERT_EQ(std::rename(temporary.c_str(), path.c_str()), 0);
+}
+
+ModuleFile read_with_identity(const std::string &path) {
+  ModuleFile file;
+  file.path = path;
+  file.bytes = read_input_file(path, 1ull << 30, "test", &file.identity);
+  file.identity_known = true;
+  return file;
+}
+
+TEST(CopyLoader, AModuleFileReplacedAfterItWasReadIsRefused) {
+  const std::string dir = fresh_directory("copies-replaced");
+  const std::string path = dir + "/copy_fixture.so";
+  const std::vector<unsigned char> original = read_file(PNMPI_TEST_COPY_FIXTURE);
+  replace_file(path, original);
+  Config config;
+  config.path = "site.conf";
+  const ModuleSpec spec{"copy_fixture", 4, 0, {}};
+  const std::string want =
+      "site.conf:4: module 'copy_fixture' (" + path +
+      "): the file was replaced or rewritten after pnmpi read it (an installation while the job "
+      "started?): its layers would mix two versions of it; start the job again once it no "
+      "longer changes";
+  {
+    // Replaced by a file of the same size (the same bytes, even) between the read and the
+    // first layer, which the dynamic linker opens by its path.
+    ModuleFile file = read_with_identity(path);
+    replace_file(path, original);
+    CopyDirectory copies({dir});
+    try {
+      load_module_copy(file, spec, config, copies, 0);
+      ADD_FAILURE() << "the replaced file was loaded";
+    } catch (const std::exception &e) {
+      EXPECT_EQ(e.what(), want);
+    }
+  }
+  {
+    // Rewritten in place (the same inode and size) between the first layer and the second,
+    // which the copy loader maps from the file.
+    ModuleFile file = read_with_identity(path);
+    CopyDirectory copies({dir});
+    load_module_copy(file, spec, config, copies, 0);
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::pwrite(fd, original.data(), 16, 0), 16);
+    const timespec times[2] = {{946684800, 0}, {946684800, 0}}; // 2000-01-01: another mtime
+    ASSERT_EQ(::futimens(fd, times), 0);
+    ::close(fd);
+    try {
+      load_module_copy(file, spec, config, copies, 1);
+      ADD_FAILURE() << "the rewritten file was mapped";
+    } catch (const std::exception &e) {
+      EXPECT_EQ(e.what(), want);
+    }
   }
 }
 

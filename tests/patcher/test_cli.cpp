@@ -130,6 +130,24 @@ TEST(Cli, NothingToRenameWarnsAndCopies) {
   EXPECT_EQ(read_bytes(in), read_bytes(PLAIN_LIB));
 }
 
+TEST(Cli, AToolBuiltForTheOtherMpiIsWarnedAbout) {
+  TempDir dir;
+  const std::string out = dir.file("tool.so");
+  const CommandResult r = run_patcher({OTHER_MPI_TOOL, out});
+  EXPECT_EQ(r.status, 0) << r.err;
+  const std::string ours = OUR_MPI_SONAME, other = OTHER_MPI_SONAME;
+  const auto family = [](const std::string &so) {
+    return so == "libmpi.so.40" ? std::string("Open MPI") : std::string("MPICH");
+  };
+  EXPECT_EQ(r.err, std::string("pnmpi-patch: warning: ") + OTHER_MPI_TOOL +
+                       ": built for another MPI: it needs " + other + " (" + family(other) +
+                       "), and this pnmpi is built for " + ours + " (" + family(ours) +
+                       "); pnmpi will refuse to load it: convert the tool built for " + ours +
+                       ", or use the pnmpi built for " + other + "\n");
+  // A tool of this MPI gets no warning.
+  EXPECT_EQ(run_patcher({FAKE_TOOL, dir.file("fake.so")}).err, "");
+}
+
 TEST(Cli, ListAndDryRunWriteNothing) {
   TempDir dir;
   const std::string in = copy_of(dir, FAKE_TOOL, "tool.so");

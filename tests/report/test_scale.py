@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright (c) 2026 the pnmpi authors
-"""4096 ranks: every reader and view works, in bounded time, with progress on stderr."""
+"""4096 ranks: every reader and view works, with progress on stderr (no bound on the time:
+ctest's TIMEOUT ends a hang)."""
 
 import json
 import os
-import time
 import unittest
 
 import common
@@ -19,7 +19,6 @@ class Scale(common.Case):
         lines = {r: [("E", (r + 1) % N, 1000, 1, F.histogram([1000])),
                      ("E", (r + 64) % N, 10, 1, F.histogram([10]))] for r in range(N)}
         F.write_prof(self.path("mon"), N, lines, world=False)
-        start = time.time()
         out, err = self.ok("summary", "--json", self.path("mon"), "--nodes", "64x64")
         s = json.loads(out)
         self.assertIn("reading %s.*.prof: rank 3840 of 4096" % self.path("mon"), err)
@@ -39,7 +38,8 @@ class Scale(common.Case):
         out, _ = self.ok("heatmap", self.path("run.json"), "-o", self.path("nodes.png"))
         self.assertIn("64x64 cells (one per node)", out)
         self.ok("html", self.path("run.json"), "-o", self.path("report.html"))
-        self.assertLess(time.time() - start, 300)
+        # No bound on the time taken (a loaded machine may take any time): ctest's TIMEOUT
+        # ends a run that hangs; bench/ measures speed.
 
     def test_large_dense_json_v1(self):
         n = 1024  # 16 dense matrices of a million cells, 34 MB: read with progress

@@ -375,14 +375,11 @@ TEST(Check, TwoHundredThousandArgumentsAreQuick) {
   for (int i = 0; i < 200; ++i)
     text += "stack s" + std::to_string(i) + "\nmodule api_probe\nargument tag s\n";
   const std::string conf = conf_file(text);
-  const auto start = std::chrono::steady_clock::now();
   const RunResult r = info({"--check", "-c", conf});
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(r.exit_code, 0) << describe(r);
   EXPECT_EQ(r.out, "pnmpi-info: " + conf + ": ok (201 module(s), 201 stack(s))\n");
-  // Linear work is well under a second; the quadratic parser took 50 s. Wide for noise.
-  EXPECT_LT(seconds, 10.0);
+  // No bound on the time here (the quadratic parser took 50 s, linear work well under a
+  // second, but a loaded machine may take any time): bench/ measures it.
 }
 
 std::string library() {
@@ -399,7 +396,7 @@ std::string cwd() {
 TEST(Run, SetsTheEnvironmentAndExecutesTheProgram) {
   const std::string conf = conf_file("module api_probe\nargument tag a\n");
   const RunResult r =
-      run_tool({"-c", conf, "-L", "rel/dir", "-L", "/abs/dir", "-d", "3", "/usr/bin/env"},
+      run_tool({"-c", conf, "-L", "rel/dir", "-L", "/abs/dir:rel2", "-d", "3", "/usr/bin/env"},
                {{"PNMPI_LIB_PATH", "/old"}, {"LD_PRELOAD", ""}});
   ASSERT_EQ(r.exit_code, 0) << describe(r);
   const std::vector<std::string> lines = lines_of(r.out);
@@ -407,7 +404,9 @@ TEST(Run, SetsTheEnvironmentAndExecutesTheProgram) {
     return std::find(lines.begin(), lines.end(), line) != lines.end();
   };
   EXPECT_TRUE(has("PNMPI_CONF=" + conf)) << r.out;
-  EXPECT_TRUE(has("PNMPI_LIB_PATH=" + cwd() + "/rel/dir:/abs/dir:/old")) << r.out;
+  // A list given to -L is a list: each of its directories is made absolute.
+  EXPECT_TRUE(has("PNMPI_LIB_PATH=" + cwd() + "/rel/dir:/abs/dir:" + cwd() + "/rel2:/old"))
+      << r.out;
   EXPECT_TRUE(has("PNMPI_DEBUG=3")) << r.out;
   EXPECT_TRUE(has("LD_PRELOAD=" + library())) << r.out;
 }
@@ -465,6 +464,10 @@ TEST(Run, Errors) {
   EXPECT_EQ(conf.exit_code, 2);
   EXPECT_EQ(conf.err, "pnmpi-run: -c /nonexistent.conf: no such configuration file\nTry "
                       "'pnmpi-run --help'.\n");
+  const RunResult dir = run_tool({"-c", "/tmp", "/bin/true"});
+  EXPECT_EQ(dir.exit_code, 2);
+  EXPECT_EQ(dir.err, "pnmpi-run: -c /tmp: not a configuration file but a directory; give the "
+                     "file (such as /tmp/.pnmpi-conf)\nTry 'pnmpi-run --help'.\n");
   const RunResult option = run_tool({"-x", "/bin/true"});
   EXPECT_EQ(option.exit_code, 2);
   EXPECT_EQ(option.err, "pnmpi-run: unknown option '-x'\nTry 'pnmpi-run --help'.\n");
@@ -599,6 +602,11 @@ TEST(Run, TheOriginalLaunchersOptionErrors) {
   const std::pair<std::vector<std::string>, std::string> cases[] = {
       {{"-d", "unknown", "/bin/true"},
        "Unknown debug level unknown (-d takes 0 to 4, init, modules or call)"},
+      {{"-d", "5", "/bin/true"}, "Unknown debug level 5 (-d takes 0 to 4, init, modules or call)"},
+      {{"-d", "01", "/bin/true"},
+       "Unknown debug level 01 (-d takes 0 to 4, init, modules or call)"},
+      {{"-L", "/a::/b", "/bin/true"},
+       "option -L '/a::/b': an empty directory in the list (it would be the working directory)"},
       {{"-n", "x", "/bin/true"}, "option -n needs a rank (a whole number from 0 up), not 'x'"},
       {{"-i", "cobol", "/bin/true"}, "option -i needs C or Fortran, not 'cobol'"},
       {{"--quiet=1", "/bin/true"}, "option --quiet takes no value"},

@@ -260,6 +260,14 @@ PNMPI_EXPORT PNMPI_status_t pnmpi_argument_file(PNMPI_modHandle_t module, const 
                                                 int flags, size_t max_bytes, char **data,
                                                 size_t *size);
 
+/** Refuses the value of argument `name` that the module checked itself (a format of its
+ * own): the core prints `pnmpi: FILE:LINE: module 'M': argument 'NAME' PROBLEM` (the
+ * argument's line), as for the typed readers' malformed values, and returns PNMPI_BADARG;
+ * PNMPI_NOARG if the argument was not given. `problem` says what the value must be, e.g.
+ * "must be a size in bytes from 4K to 1T, not '9T'". */
+PNMPI_EXPORT PNMPI_status_t pnmpi_argument_refuse(PNMPI_modHandle_t module, const char *name,
+                                                  const char *problem);
+
 /* Value parsers: the typed readers' parsing for a value that comes from somewhere else
  * than the config, e.g. an environment variable that overrides an argument. Each parses
  * `text` exactly as its pnmpi_argument_* twin parses an argument's value and returns:

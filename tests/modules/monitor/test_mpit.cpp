@@ -75,6 +75,10 @@ TEST(MonitorMpit, EveryCallWindowsSessionsCommunicatorsAndErrorCodes) {
     expect_all_ranks_ok(run_app("lifecycle", n, scratch(std::to_string(n))), "lifecycle", n);
 }
 
+TEST(MonitorMpit, ObjectsThatAreNotLiveCommunicatorsAreInvalidHandles) {
+  expect_all_ranks_ok(run_app("badobj", 2, scratch("")), "badobj", 2);
+}
+
 TEST(MonitorMpit, TheMpisOwnVariablesStillWork) {
   const RunResult r = run_app("native", 2, scratch(""));
   expect_all_ranks_ok(r, "native", 2);

@@ -194,6 +194,16 @@ class TraceReqTest(unittest.TestCase):
         self.assertIn("pnmpi: ", proc.stderr)
         self.assertIn("'requests'", proc.stderr)
 
+        # A buffer too large is not called too small, and the message names its line.
+        for value in ("2T", "1K", "12Q"):
+            proc = base.run_job(2, f"module trace\nargument output {out}\nargument buffer {value}\n",
+                                [CONFIG["known_app"]], work)
+            self.assertNotEqual(proc.returncode, 0, base.describe(proc))
+            conf = os.path.join(work, "pnmpi.conf")
+            self.assertIn(f"pnmpi: {conf}:3: module 'trace': argument 'buffer' must be a size in "
+                          f"bytes from 4096 to 1T, with an optional K, M or G (powers of 1024), "
+                          f"not '{value}'\n", proc.stderr)
+
     def test_inter(self):
         """Inter-communicators on 4 ranks: every message and collective on them recorded with
         its peer and root translated from the remote group to the union group the archive

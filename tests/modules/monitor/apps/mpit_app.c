@@ -6,7 +6,8 @@
 // patterns (start/stop windows, two sessions, a split communicator, collectives, one-sided)
 // and every error code; `native` reads one of the MPI's own variables beside ours; `mix`
 // only communicates (for a tool above the monitor that reads it through MPI_T); `cost`
-// measures a read and a send with handles started. Each
+// measures a read and a send with handles started; `badobj` binds objects that are not live
+// communicators. Each
 // check that fails prints `FAIL rank R line L: ...`; a rank that passes all prints `ok`.
 
 #include <mpi.h>
@@ -541,6 +542,50 @@ static int native(void) {
   return 0;
 }
 
+// ---- objects that are not live communicators ------------------------------------------------
+
+/// A handle of the monitor's per-communicator variable bound to `obj`: a datatype, a freed
+/// communicator, a split one never used, and garbage are refused with
+/// MPI_T_ERR_INVALID_HANDLE (each crashed inside the monitor's PMPI_Comm_* calls before);
+/// a live one made by MPI_Comm_split and never used is accepted.
+static void badobj(void) {
+  int provided = 0, count = -1;
+  RC(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided), MPI_SUCCESS);
+  MPI_T_pvar_session s = MPI_T_PVAR_SESSION_NULL;
+  RC(MPI_T_pvar_session_create(&s), MPI_SUCCESS);
+  const int index = pvar("pml_monitoring_messages_count", MPI_T_PVAR_CLASS_SIZE);
+  MPI_T_pvar_handle h = MPI_T_PVAR_HANDLE_NULL;
+
+  MPI_Datatype type = MPI_DOUBLE;
+  RC(MPI_T_pvar_handle_alloc(s, index, &type, &h, &count), MPI_T_ERR_INVALID_HANDLE);
+  MPI_Datatype contiguous = MPI_DATATYPE_NULL;
+  MPI_Type_contiguous(3, MPI_INT, &contiguous);
+  MPI_Type_commit(&contiguous);
+  RC(MPI_T_pvar_handle_alloc(s, index, &contiguous, &h, &count), MPI_T_ERR_INVALID_HANDLE);
+  MPI_Type_free(&contiguous);
+
+  MPI_Comm freed = MPI_COMM_NULL, kept = MPI_COMM_NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, &freed);
+  MPI_Comm stale = freed;
+  MPI_Comm_free(&freed);
+  RC(MPI_T_pvar_handle_alloc(s, index, &stale, &h, &count), MPI_T_ERR_INVALID_HANDLE);
+
+  union {
+    MPI_Comm comm;
+    unsigned char bytes[sizeof(MPI_Comm)];
+  } garbage;
+  memset(garbage.bytes, 0x5a, sizeof garbage.bytes);
+  RC(MPI_T_pvar_handle_alloc(s, index, &garbage.comm, &h, &count), MPI_T_ERR_INVALID_HANDLE);
+
+  MPI_Comm_split(MPI_COMM_WORLD, 0, rank, &kept);
+  RC(MPI_T_pvar_handle_alloc(s, index, &kept, &h, &count), MPI_SUCCESS);
+  CHECK(count == size, "count %d, expected %d", count, size);
+  RC(MPI_T_pvar_handle_free(s, &h), MPI_SUCCESS);
+  MPI_Comm_free(&kept);
+  RC(MPI_T_pvar_session_free(&s), MPI_SUCCESS);
+  RC(MPI_T_finalize(), MPI_SUCCESS);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -556,8 +601,10 @@ int main(int argc, char **argv) {
     mix();
   else if (strcmp(mode, "cost") == 0)
     cost();
+  else if (strcmp(mode, "badobj") == 0)
+    badobj();
   else {
-    printf("usage: mpit_app figure1|lifecycle|native|mix|cost\n");
+    printf("usage: mpit_app figure1|lifecycle|native|mix|cost|badobj\n");
     failures = 1;
   }
   if (failures == 0 && strcmp(mode, "figure1") != 0 && strcmp(mode, "cost") != 0)

@@ -474,6 +474,24 @@ static void fullfile(void) {
   }
 }
 
+/* For the lost-output test (`patterns rmdir`): the output directory of PNMPI_MONITOR_OUTPUT
+ * exists at MPI_Init, and rank 0 removes it before MPI_Finalize (as a cleanup job could), so
+ * every file is lost at MPI_Finalize. */
+static void rmdir_output(void) {
+  const char *prefix = getenv("PNMPI_MONITOR_OUTPUT");
+  CHECK(prefix != NULL);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", prefix);
+    char *slash = strrchr(dir, '/');
+    CHECK(slash != NULL);
+    *slash = '\0';
+    CHECK(rmdir(dir) == 0);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -488,7 +506,7 @@ int main(int argc, char **argv) {
                   {"rma", rma},           {"split", split},         {"intercomm", intercomm},
                   {"procnull", procnull}, {"sendmodes", sendmodes}, {"collectives", collectives},
                   {"oracle", oracle},     {"tooled", tooled},       {"plant", plant},
-                  {"names", names},       {"fullfile", fullfile}};
+                  {"names", names},       {"fullfile", fullfile},   {"rmdir", rmdir_output}};
   int found = 0;
   for (size_t i = 0; i < sizeof patterns / sizeof patterns[0]; ++i)
     if (strcmp(name, patterns[i].name) == 0) {

@@ -103,6 +103,21 @@ static void sessions(const char *dir) {
   EXPECT_RC(MPI_M_start(MPI_COMM_WORLD, &a), MPI_SUCCESS);
   EXPECT_RC(MPI_M_start(MPI_COMM_WORLD, NULL), MPI_M_INVALID_MSID);
   EXPECT_RC(MPI_M_start(MPI_COMM_NULL, &unused), MPI_M_INVALID_ARG);
+  {
+    /* Not live communicators: a freed one, a datatype's bits, garbage (each crashed inside
+     * the monitor's PMPI_Comm_* calls before). */
+    MPI_Comm freed = MPI_COMM_NULL, stale, garbage;
+    MPI_Comm_dup(MPI_COMM_WORLD, &freed);
+    stale = freed;
+    MPI_Comm_free(&freed);
+    EXPECT_RC(MPI_M_start(stale, &unused), MPI_M_INVALID_ARG);
+    MPI_Datatype type = MPI_DOUBLE;
+    memset(&garbage, 0, sizeof garbage);
+    memcpy(&garbage, &type, sizeof type < sizeof garbage ? sizeof type : sizeof garbage);
+    EXPECT_RC(MPI_M_start(garbage, &unused), MPI_M_INVALID_ARG);
+    memset(&garbage, 0x5a, sizeof garbage);
+    EXPECT_RC(MPI_M_start(garbage, &unused), MPI_M_INVALID_ARG);
+  }
   ring(10);
   EXPECT_RC(MPI_M_start(MPI_COMM_WORLD, &b), MPI_SUCCESS);
   if (a <= 0 || b <= 0 || a == b) {
