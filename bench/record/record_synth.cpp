@@ -20,8 +20,12 @@ SplitRegion *g_split = nullptr;
 std::string g_output;
 bool g_site = false;
 PNMPI_modHandle_t g_self = 0;
-std::string record_path(const char *) { return std::string(); }
-void report_failure(const std::string &message) { std::fprintf(stderr, "%s\n", message.c_str()); }
+std::string record_path(const char *) {
+  return std::string();
+}
+void report_failure(const std::string &message) {
+  std::fprintf(stderr, "%s\n", message.c_str());
+}
 } // namespace pnmpi::profile
 
 using namespace pnmpi::profile;
