@@ -217,14 +217,15 @@ void Core::load() {
   for (std::size_t i = 0; i < m_plan.layers.size(); ++i)
     if (m_plan.layers[i].file == nullptr) // a site layer: said once, however many lines
       site_failure(static_cast<int>(i), m_plan.layers[i].error, true);
-  const bool user_config = !config.path.empty() && config.path != config.site_path;
-  debug(1, "configuration " +
-               (user_config ? describe_config_file(config.path, ConfigSearch::from_environment())
-                            : config.path) +
-               (config.site_path.empty() || config.site_path == config.path
-                    ? std::string()
-                    : " and site configuration " + config.site_path) +
-               ": " + std::to_string(config.modules.size()) + " module line(s)");
+  const bool named_user_config = !config.path.empty() && config.path != config.site_path;
+  debug(1,
+        "configuration " +
+            (named_user_config ? describe_config_file(config.path, ConfigSearch::from_environment())
+                               : config.path) +
+            (config.site_path.empty() || config.site_path == config.path
+                 ? std::string()
+                 : " and site configuration " + config.site_path) +
+            ": " + std::to_string(config.modules.size()) + " module line(s)");
   if (debug_level() >= 2) {
     std::string dirs;
     for (const std::string &d : m_plan.search_path)

@@ -67,7 +67,19 @@ int create_file() {
   if (std::snprintf(g_path, sizeof g_path, "%s/pnmpi-%s.%s.%ld.part", g_directory, job, host,
                     static_cast<long>(getpid())) >= static_cast<int>(sizeof g_path))
     return ENAMETOOLONG;
-  int fd = open(g_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // Created exclusively and never through a link: the directory may be a site's shared,
+  // sticky one. A file of this name left by an earlier process (same job id, host and pid)
+  // is replaced only when it is a regular file of this user's.
+  const int flags = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+  int fd = open(g_path, flags, 0644);
+  if (fd < 0 && errno == EEXIST) {
+    struct stat st;
+    if (lstat(g_path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+      return EEXIST;
+    if (unlink(g_path) != 0)
+      return errno;
+    fd = open(g_path, flags, 0644);
+  }
   if (fd < 0)
     return errno;
   if (ftruncate(fd, PNMPI_PART_HEADER_BYTES) != 0) {
