@@ -6,6 +6,7 @@
  * The trace must write each with its OTF2 atomic type. */
 
 #include <mpi.h>
+#include <stddef.h>
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
