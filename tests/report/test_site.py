@@ -16,7 +16,7 @@ import numpy as np
 
 from common import Case, run
 
-from pnmpi_report import npy, record, record_synth
+from pnmpi_report import mapping, model, npy, record, record_synth
 
 DAY = 1793491200.0  # 2026-11-01 00:00 UTC
 
@@ -67,11 +67,28 @@ class SiteReport(Case):
         mpi = sum(float(r.mpi_s.astype(np.float64).sum()) for r in (self.a, self.b, self.c))
         self.assertAlmostEqual(j["totals"]["mpi_percent"], 100 * mpi / wall, places=6)
         self.assertEqual([a["app"] for a in j["by_app"]], ["pw.x", "lmp"])
-        # 16 ranks on two hosts of 8, 8 on two of 4, 4 on one host (nothing crosses).
-        self.assertEqual([c["job_id"] for c in j["placement_candidates"]],
-                         sorted(["101", "102"], key=lambda k: -[
-                             x for x in j["jobs"] if x["job_id"] == k][0][
-                                 "placement_bound_core_hours"]))
+        # 16 ranks on two hosts of 8, 8 on two of 4, 4 on one host (nothing crosses): the
+        # candidates are the two jobs with bytes between nodes, listed by the saving the
+        # mapping library predicts, each at most its bound.
+        cands = j["placement_candidates"]
+        self.assertEqual(sorted(c["job_id"] for c in cands), ["101", "102"])
+        self.assertEqual([c["job_id"] for c in cands],
+                         [c["job_id"] for c in sorted(
+                             cands, key=lambda c: (-c["placement_saving_core_hours"],
+                                                   c["path"]))])
+        for c, rec in ((c, {"101": self.a, "102": self.b}[c["job_id"]]) for c in cands):
+            matrix = model.Sparse.build(int(rec.ranks), rec.p2p_src, rec.p2p_dst,
+                                        rec.p2p_bytes.astype(np.int64))
+            hosts = rec.rank_host.astype(np.int64)
+            node_of = mapping.place(matrix, hosts).host_of_rank(hosts)
+            after = int(matrix.val[node_of[matrix.src] != node_of[matrix.dst]].sum())
+            self.assertEqual(c["placement_internode_bytes"], after)
+            self.assertLessEqual(after, c["internode_bytes"])
+            self.assertAlmostEqual(c["placement_saving_core_hours"],
+                                   c["core_hours"] * c["mpi_percent"] / 100 *
+                                   (c["internode_bytes"] - after) / c["p2p_bytes"])
+            self.assertLessEqual(c["placement_saving_core_hours"],
+                                 c["placement_bound_core_hours"] + 1e-12)
         self.assertEqual(self.cc, 0)
         with open(out_csv) as f:
             rows = list(csv.DictReader(f))
@@ -81,6 +98,18 @@ class SiteReport(Case):
             page = f.read()
         self.assertIn("<h2>Jobs placement would help most</h2>", page)
         self.assertIn("<td>pw.x</td>", page)
+
+    def test_without_the_mapping_library_the_bound_is_said_and_used(self):
+        env = dict(os.environ, PNMPI_MAPPING_LIBRARY=self.path("no-such-library.so"))
+        rc, out, err = run("site", self.logdir, "--json", self.path("n.json"), env=env)
+        self.assertEqual((rc, err), (0, ""), out)
+        with open(self.path("n.json")) as f:
+            cands = json.load(f)["placement_candidates"]
+        self.assertEqual(sorted(c["job_id"] for c in cands), ["101", "102"])
+        for c in cands:
+            self.assertIsNone(c["placement_internode_bytes"])
+            self.assertEqual(c["placement_saving_core_hours"], c["placement_bound_core_hours"])
+            self.assertIn("note: job %s: placement prediction none (" % c["job_id"], out)
 
     def test_filters(self):
         for args, want in ((["--user", "bob"], ["102"]), (["--app", "lm*"], ["101", "103"]),
