@@ -83,6 +83,8 @@ PNMPI_CONF="${conf8}" PNMPI_LIB_PATH="${build}/lib/pnmpi/modules" \
   "${launcher}" --oversubscribe -np 8 -x PNMPI_CONF -x PNMPI_LIB_PATH "${build}/examples/ring" 3 \
   >/dev/null
 report=tools/report/pnmpi-report
+# The placement advice in the summary and the page comes from pnmpi's mapping library.
+export PNMPI_MAPPING_LIBRARY="${PWD}/${build}/lib/libpnmpi_mapping.so"
 mkdir -p docs/generated
 "${report}" heatmap "${build}/demo-monitor/ring8" -o docs/generated/demo-heatmap.png
 "${report}" html "${build}/demo-monitor/ring8" -o "${build}/demo-monitor/ring8.html"
