@@ -10,6 +10,7 @@
 // libpnmpi's only and installs the hook when the library is loaded.
 
 #include <cstdlib>
+#include <ctime>
 #include <mpi.h>
 
 #include "launcher.h"
@@ -30,6 +31,11 @@ void abort_job() {
   // PMPI_ directly: MPI_Init would enter pnmpi again, and a module may be half loaded.
   if (!initialized && PMPI_Init(nullptr, nullptr) != MPI_SUCCESS)
     return;
+  // MPICH's Hydra stops passing the ranks' output on once a rank aborts: a message written
+  // just before could be lost (seen as an empty stderr, once in some tens of jobs). A quarter
+  // of a second lets the launcher forward it; this path runs once, when the job ends.
+  const timespec pause{0, 250 * 1000 * 1000};
+  ::nanosleep(&pause, nullptr);
   PMPI_Abort(MPI_COMM_WORLD, 1);
 }
 

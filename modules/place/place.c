@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "order_file.h"
@@ -201,6 +202,10 @@ static int decide_order(int size, const int32_t *slot_host, int hosts, int *rank
 static void stop_job(int rank) {
   if (rank != 0)
     PMPI_Barrier(MPI_COMM_WORLD);
+  /* Hydra stops forwarding output once a rank aborts: a quarter of a second lets it pass
+   * rank 0's message on first (an empty stderr was seen once without it). */
+  const struct timespec pause = {0, 250 * 1000 * 1000};
+  nanosleep(&pause, NULL);
   PMPI_Abort(MPI_COMM_WORLD, 1);
   _exit(1);
 }
