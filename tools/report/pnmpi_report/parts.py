@@ -88,17 +88,19 @@ class Part:
         if self.state > record.EXITED:
             raise ReportError("damaged part file: state %d" % self.state, path)
         self.names, self.app, self.tool, self.lost, self.split = [], None, None, 0, None
-        self.rank_hosts = None
         for k in range(min(int(h["region_count"]), 16)):
             reg = h["regions"][k]
             if _text(reg["name"]) == "profile" and int(reg["version"]) == REGION_VERSION:
                 self._profile(data, int(reg["offset"]), int(reg["bytes"]))
-            elif _text(reg["name"]) == "hosts" and int(reg["version"]) == 1:
-                self._hosts(data, int(reg["offset"]))
         for k in range(min(int(h["region_count"]), 16)):
             reg = h["regions"][k]
             if _text(reg["name"]) == "profile_split" and self.app is not None:
                 self._split(data, int(reg["offset"]))
+        self.rank_hosts = None
+        for k in range(min(int(h["region_count"]), 16)):
+            reg = h["regions"][k]
+            if _text(reg["name"]) == "hosts" and int(reg["version"]) == 1:
+                self._hosts(data, int(reg["offset"]))
 
     def _hosts(self, data, offset):
         """The host of every rank, as the profile noted them at MPI_Init (a list of names,
@@ -175,7 +177,8 @@ def merge_parts(directory, job=None):
     picks one job when they hold parts of several."""
     files = part_files(directory)
     if not isinstance(directory, str):
-        directory = " ".join(directory)
+        # Errors name the first directory that holds parts; the record is named there.
+        directory = os.path.dirname(files[0]) if files else " ".join(directory)
     if not files:
         raise ReportError("no job record (pnmpi-*.record.npz) and no part files "
                           "(pnmpi-*.part) here", directory)
@@ -295,8 +298,19 @@ def merge_parts(directory, job=None):
             "hosts": hosts, "modules": [], "pnmpi_version": "", "mpi": "",
             "ended": "finalized" if complete else "incomplete", "routines": routines,
             "comm_names": [], "notes": notes}
-    path = os.path.join(os.path.dirname(files[0]), record.record_name(first.job_id))
+    path = os.path.join(directory, record.record_name(first.job_id))
     return record.record_from_bytes(record.record_bytes(meta, a), path), meta, a
+
+
+def _ranges(ranks):
+    out, start = [], None
+    for k, r in enumerate(ranks):
+        if start is None:
+            start = r
+        if k + 1 == len(ranks) or ranks[k + 1] != r + 1:
+            out.append(str(start) if start == r else "%d-%d" % (start, r))
+            start = None
+    return ", ".join(out)
 
 
 def _missing_notes(missing, started, size):
@@ -317,17 +331,6 @@ def _missing_notes(missing, started, size):
             "MPI_Init finished)" % ("s" if len(ranks) > 1 else "", _ranges(ranks), host,
                                     "them" if len(ranks) > 1 else "it")
             for host, ranks in sorted(by_host.items(), key=lambda kv: kv[1][0])]
-
-
-def _ranges(ranks):
-    out, start = [], None
-    for k, r in enumerate(ranks):
-        if start is None:
-            start = r
-        if k + 1 == len(ranks) or ranks[k + 1] != r + 1:
-            out.append(str(start) if start == r else "%d-%d" % (start, r))
-            start = None
-    return ", ".join(out)
 
 
 def read_job(path, job=None):
