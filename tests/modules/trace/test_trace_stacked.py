@@ -31,7 +31,8 @@ class StackedTest(unittest.TestCase):
     def job(self, name, *modules):
         """Runs the known program under `modules` (config texts, top first); its work
         directory."""
-        work = tt.scratch("stacked/" + name)
+        # Each test its own directories (the baseline's too): CTest runs them in parallel.
+        work = tt.scratch(f"stacked/{self._testMethodName}/{name}")
         conf = "".join(m.format(work=work) for m in modules)
         proc = tt.run_job(RANKS, conf, [tt.CONFIG["known_app"]], work)
         self.assertEqual(proc.returncode, 0, tt.describe(proc))
