@@ -39,6 +39,28 @@ def launcher(np_=2):
     return cmd + ["-np", str(np_)], env
 
 
+def ready_pids(test, p):
+    """The pids of a `hang` job's ranks, from their "ready RANK PID" lines."""
+    pids = {}
+    while len(pids) < 2:
+        line = p.stdout.readline()
+        test.assertTrue(line, "the job ended before both ranks were ready")
+        if line.startswith("ready "):
+            _, rank, pid = line.split()
+            pids[int(rank)] = int(pid)
+    return pids
+
+
+def finish(p):
+    """Waits for a job that was signalled (SIGTERM to its launcher if it hangs on)."""
+    try:
+        p.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.send_signal(signal.SIGTERM)
+        p.wait(timeout=60)
+    p.stdout.close()
+
+
 class Profile(unittest.TestCase):
     def setUp(self):
         self.dir = os.path.join(SCRATCH, self.id().split(".")[-1])
@@ -243,22 +265,10 @@ class Profile(unittest.TestCase):
         cmd, env, argv = self.job([APP, "hang", str(ITER)], self.conf())
         p = subprocess.Popen(cmd + argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                              text=True, env=env, cwd=self.dir)
-        pids = {}
-        while len(pids) < 2:
-            line = p.stdout.readline()
-            self.assertTrue(line, "the job ended before both ranks were ready")
-            if line.startswith("ready "):
-                _, rank, pid = line.split()
-                pids[int(rank)] = int(pid)
-        return p, pids
+        return p, ready_pids(self, p)
 
     def finish(self, p):
-        try:
-            p.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            p.send_signal(signal.SIGTERM)
-            p.wait(timeout=60)
-        p.stdout.close()
+        finish(p)
 
     def test_sigterm_of_the_job(self):
         """As a scheduler does at the time limit: SIGTERM to the launcher, which forwards
@@ -353,19 +363,24 @@ class SiteMonitor(unittest.TestCase):
                         "mkdirs", self.logdir, "--years", "%d-%d" % (year, year + 1)],
                        check=True, stdout=subprocess.DEVNULL)
 
-    def run_site(self, site, mode="finalize"):
+    def site_job(self, site):
+        """The launcher and environment of a job with the site configuration `site` (after
+        its `records` line; None: no site configuration) and no user configuration."""
         cmd, env = launcher()
         env["HOME"] = self.cwd  # no ~/.pnmpi-conf
         env.pop("PNMPI_CONF", None)
         env["PNMPI_LIB_PATH"] = os.environ["PNMPI_TEST_MODULE_DIR"]
+        env.pop("PNMPI_SITE_CONF", None)
         if site is not None:
             path = os.path.join(self.dir, "site.conf")
             with open(path, "w") as f:
                 f.write("records %s\n%s" % (self.logdir, site))
             os.chmod(path, 0o644)
             env["PNMPI_SITE_CONF"] = path
-        else:
-            env.pop("PNMPI_SITE_CONF", None)
+        return cmd, env
+
+    def run_site(self, site, mode="finalize"):
+        cmd, env = self.site_job(site)
         return subprocess.run(cmd + [APP, mode, str(ITER)], capture_output=True, text=True,
                               env=env, cwd=self.cwd, timeout=300)
 
@@ -388,29 +403,11 @@ class SiteMonitor(unittest.TestCase):
         self.assertEqual(glob.glob(os.path.join(self.logdir, "*", "*", "*", "*.part")), [])
 
     def test_killed_site_job_keeps_the_matrix(self):
-        cmd, env = launcher()
-        path = os.path.join(self.dir, "site.conf")
-        with open(path, "w") as f:
-            f.write("records %s\nmodule monitor\nmodule profile\n" % self.logdir)
-        os.chmod(path, 0o644)
-        env.update({"HOME": self.cwd, "PNMPI_SITE_CONF": path,
-                    "PNMPI_LIB_PATH": os.environ["PNMPI_TEST_MODULE_DIR"]})
-        env.pop("PNMPI_CONF", None)
+        cmd, env = self.site_job("module monitor\nmodule profile\n")
         p = subprocess.Popen(cmd + [APP, "hang", str(ITER)], stdout=subprocess.PIPE,
                              stderr=subprocess.DEVNULL, text=True, env=env, cwd=self.cwd)
-        pids = {}
-        while len(pids) < 2:
-            line = p.stdout.readline()
-            self.assertTrue(line, "the job ended before both ranks were ready")
-            _, rank, pid = line.split()
-            pids[int(rank)] = int(pid)
-        os.kill(pids[1], signal.SIGKILL)
-        try:
-            p.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            p.send_signal(signal.SIGTERM)
-            p.wait(timeout=60)
-        p.stdout.close()
+        os.kill(ready_pids(self, p)[1], signal.SIGKILL)
+        finish(p)
         self.assertEqual(os.listdir(self.cwd), [])
         self.assertEqual(self.records(), [])
         rep = subprocess.run([os.environ.get("PNMPI_REPORT", os.path.join(
