@@ -135,6 +135,9 @@ CollStats *part_coll(const std::vector<int> &worlds, int rank) noexcept {
   PartHeader *h = g_head;
   if (h == nullptr)
     return nullptr;
+  for (int w : worlds)
+    if (w < 0)
+      return nullptr; // a process outside MPI_COMM_WORLD: no world rank to keep
   const std::uint32_t slot = h->comm_used;
   if (slot >= h->comm_slots || worlds.size() > h->member_capacity - h->members_used) {
     ++h->comm_lost;
