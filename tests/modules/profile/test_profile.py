@@ -62,6 +62,9 @@ def finish(p):
 
 
 class Profile(unittest.TestCase):
+    # The wall time of a rank killed without a mark is known (above 0) when the profile
+    # ran: its counters change the part file after MPI_Init (see UnfinishedMonitorAlone).
+    KILLED_WALL = True
     def setUp(self):
         self.dir = os.path.join(SCRATCH, self.id().split(".")[-1])
         shutil.rmtree(self.dir, ignore_errors=True)
@@ -291,7 +294,8 @@ class Profile(unittest.TestCase):
         self.assertEqual(r.rank_end(1), "killed (no mark)")
         self.assertIn(r.rank_end(0), ("signal 15", "killed (no mark)"))
         self.counted_until_the_end(r)
-        self.assertGreater(r.wall_s[1], 0)
+        if self.KILLED_WALL:
+            self.assertGreater(r.wall_s[1], 0)
 
 
 class UnfinishedWithMonitor(Profile):
@@ -335,8 +339,12 @@ class UnfinishedWithMonitor(Profile):
 
 class UnfinishedMonitorAlone(UnfinishedWithMonitor):
     """The monitor without the profile: it makes the part file, marks it and starts it
-    (rank, size, times); the merged record has no routines, but the matrix and the ends."""
+    (rank, size, times); the merged record has no routines, but the matrix and the ends.
+    When no rank has a mark (MPICH SIGKILLs the others), a killed rank's wall time ends at
+    its part file's last change, which the kernel stamps with a coarse clock: the monitor's
+    first stores can be stamped before MPI_Init's end, and the wall time is then 0."""
     PROFILE = False
+    KILLED_WALL = False
 
     def test_no_routines(self):
         p, _ = self.hang()
