@@ -337,6 +337,24 @@ class UnfinishedWithMonitor(Profile):
         self.assertTrue(os.path.exists(os.path.join(self.dir, "mon.json")))
 
 
+    def test_communicators_beyond_the_slots(self):
+        """70 duplicates of WORLD with an allreduce each: WORLD and the first 63 are kept
+        in the region's 64 slots, 7 are not (said); same members, one entry."""
+        cmd, env, argv = self.job([APP, "comms", str(ITER), "70"], self.conf())
+        p = subprocess.Popen(cmd + argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             text=True, env=env, cwd=self.dir)
+        ready_pids(self, p)
+        p.send_signal(signal.SIGTERM)
+        finish(p)
+        r = self.merged()
+        [(_, members, nbytes, count)] = r.communicators()
+        self.assertEqual((list(members), list(nbytes), list(count)),
+                         ([0, 1], [ITER * 24 + 63 * 4] * 2, [ITER + 1 + 63] * 2))
+        for rank in (0, 1):
+            self.assertIn("rank %d: 7 communicators not kept (the monitor's part file keeps "
+                          "64)" % rank, r.notes)
+
+
 class UnfinishedMonitorAlone(UnfinishedWithMonitor):
     """The monitor without the profile: it makes the part file, marks it and starts it
     (rank, size, times); the merged record has no routines, but the matrix and the ends.
