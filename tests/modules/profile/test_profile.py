@@ -319,6 +319,16 @@ class UnfinishedWithMonitor(Profile):
     def counted_until_the_end(self, r, ranks=(0, 1)):
         if self.PROFILE:
             super().counted_until_the_end(r, ranks)
+        self.matrix_until_the_end(r, ranks)
+
+    @unittest.skipUnless(APP_F90, "no Fortran compiler")
+    def test_fortran_abort(self):
+        self.run_job([APP_F90, "abort"], self.conf(), preload=True, status=None)
+        r = self.merged()
+        self.assertEqual(r.rank_end(1), "MPI_Abort (code 7)")
+        self.matrix_until_the_end(r)
+
+    def matrix_until_the_end(self, r, ranks=(0, 1)):
         # The ring: every rank sent ITER messages of 400 bytes to the next, all done
         # before the end; nothing more was started.
         self.assertEqual((list(r.p2p_src), list(r.p2p_dst), list(r.p2p_bytes),
