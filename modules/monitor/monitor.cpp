@@ -16,18 +16,24 @@
 #include <unordered_map>
 
 #include "output_format.h"
+#include "part_region.h"
 #include "sessions.h"
 
 namespace pnmpi::monitor {
 
 State g;
-TypeSlot g_types[kTypeSlots];
+pnmpi_type_slot_t g_types[PNMPI_TYPE_SLOTS];
 std::atomic<std::size_t> g_plans{0};
 std::atomic<Peer *> g_recent_peers[kRecentSlots];
 std::atomic<CommInfo *> g_recent_comms[kRecentSlots];
 __thread ThreadCache *t_cache __attribute__((tls_model("initial-exec"))) = nullptr;
 
 void report_error(const std::string &message) noexcept {
+  if (g.site) {
+    g.record.store(0, std::memory_order_release);
+    if (pnmpi_site_failure(g.self, message.c_str()) == PNMPI_SUCCESS)
+      return;
+  }
   std::fprintf(stderr, "pnmpi: module 'monitor': %s\n", message.c_str());
   std::fflush(stderr);
 }
@@ -45,6 +51,8 @@ bool write_or_report(const std::string &path, const std::string &text) noexcept 
 }
 
 namespace {
+
+bool g_disabled = false; ///< a site module that failed at load: it only forwards calls
 
 void report_out_of_memory() noexcept {
   static std::atomic<bool> said{false};
@@ -73,70 +81,6 @@ std::uint64_t type_size_slow(MPI_Datatype type) noexcept {
 }
 
 namespace {
-
-void cache_type(MPI_Datatype type) noexcept {
-  if (type == MPI_DATATYPE_NULL)
-    return;
-  const std::uintptr_t k = handle_key(type);
-  if (k == 0)
-    return;
-  const std::uint64_t size = type_size_slow(type);
-  for (unsigned i = static_cast<unsigned>((k * 0x9E3779B97F4A7C15ull) >> 55);;
-       i = (i + 1) & (kTypeSlots - 1)) {
-    if (g_types[i].key == k)
-      return;
-    if (g_types[i].key == 0) {
-      g_types[i].size = size;
-      g_types[i].key = k;
-      return;
-    }
-  }
-}
-
-void cache_predefined_types() noexcept {
-  const MPI_Datatype types[] = {MPI_CHAR,
-                                MPI_SHORT,
-                                MPI_INT,
-                                MPI_LONG,
-                                MPI_LONG_LONG_INT,
-                                MPI_LONG_LONG,
-                                MPI_SIGNED_CHAR,
-                                MPI_UNSIGNED_CHAR,
-                                MPI_UNSIGNED_SHORT,
-                                MPI_UNSIGNED,
-                                MPI_UNSIGNED_LONG,
-                                MPI_UNSIGNED_LONG_LONG,
-                                MPI_FLOAT,
-                                MPI_DOUBLE,
-                                MPI_LONG_DOUBLE,
-                                MPI_WCHAR,
-                                MPI_C_BOOL,
-                                MPI_INT8_T,
-                                MPI_INT16_T,
-                                MPI_INT32_T,
-                                MPI_INT64_T,
-                                MPI_UINT8_T,
-                                MPI_UINT16_T,
-                                MPI_UINT32_T,
-                                MPI_UINT64_T,
-                                MPI_AINT,
-                                MPI_COUNT,
-                                MPI_OFFSET,
-                                MPI_C_COMPLEX,
-                                MPI_C_FLOAT_COMPLEX,
-                                MPI_C_DOUBLE_COMPLEX,
-                                MPI_C_LONG_DOUBLE_COMPLEX,
-                                MPI_BYTE,
-                                MPI_PACKED,
-                                MPI_FLOAT_INT,
-                                MPI_DOUBLE_INT,
-                                MPI_LONG_INT,
-                                MPI_2INT,
-                                MPI_SHORT_INT,
-                                MPI_LONG_DOUBLE_INT};
-  for (MPI_Datatype t : types)
-    cache_type(t);
-}
 
 // ---- groups -------------------------------------------------------------------------------
 
@@ -241,16 +185,18 @@ Peer *peer_slow(int world) noexcept {
     return nullptr;
   const auto key = static_cast<std::uintptr_t>(world) + 1;
   try {
+    // In the part file's region when there is one (part_region.h), else on the heap.
     std::unique_ptr<Counter[]> hist;
-    if (g.options.histograms)
+    Counter *mapped = part_hist(world);
+    if (g.options.histograms && mapped == nullptr)
       hist = std::make_unique<Counter[]>(kOrigins * kHistogramBins);
     std::lock_guard<std::mutex> guard(g.lock);
     bool fresh = false;
     Peer *p = g.peers.claim(key, &fresh);
     if (fresh) {
-      if (hist)
+      if (g.options.histograms)
         track_alloc(sizeof(Counter) * kOrigins * kHistogramBins);
-      p->hist = hist.release();
+      p->hist = mapped != nullptr ? mapped : hist.release();
       g.peers.publish(p, key);
     }
     return p;
@@ -338,23 +284,32 @@ CollStats *stats_slow(CommInfo *ci, MPI_Comm comm) noexcept {
 
 CollStats *attach_stats(CommInfo *ci, MPI_Comm comm, const std::vector<int> &local) noexcept {
   try {
-    auto s = std::make_unique<CollStats>();
-    s->handle = comm;
-    s->rank = ci->rank;
-    s->inter = ci->inter;
-    s->procs.assign(local);
+    std::vector<int> remote;
     if (ci->inter) {
-      std::vector<int> remote(static_cast<std::size_t>(ci->peers.size()));
+      remote.resize(static_cast<std::size_t>(ci->peers.size()));
       for (int r = 0; r < ci->peers.size(); ++r)
         remote[static_cast<std::size_t>(r)] = ci->peers.world(r);
-      s->remote.assign(remote);
     }
     std::lock_guard<std::mutex> guard(g.lock);
     if (CollStats *existing = ci->stats.load(std::memory_order_acquire))
       return existing;
     g.stats.reserve(g.stats.size() + 1);
+    // An intracommunicator's statistics go to the part file's region while it has room
+    // (part_region.h): its members are kept there with them. Never freed either way.
+    CollStats *raw = ci->inter ? nullptr : part_coll(local, ci->rank);
+    std::unique_ptr<CollStats> heap;
+    if (raw == nullptr) {
+      heap = std::make_unique<CollStats>();
+      raw = heap.get();
+    }
+    raw->handle = comm;
+    raw->rank = ci->rank;
+    raw->inter = ci->inter;
+    raw->procs.assign(local);
+    if (ci->inter)
+      raw->remote.assign(remote);
     track_alloc(sizeof(CollStats) + sizeof(void *));
-    CollStats *raw = s.release();
+    heap.release();
     g.stats.push_back(raw);
     ci->stats.store(raw, std::memory_order_release);
     return raw;
@@ -591,7 +546,8 @@ void forget_request(MPI_Request request) noexcept {
 /// at MPI_Finalize would lose the whole run. The rank says why and ends the job itself, with
 /// no collective: the monitor's own traffic would show in the counts of a monitoring layer
 /// below it (Open MPI's), and its message is out before its abort.
-static void stop_if_output_unwritable() noexcept {
+/// A site module instead steps aside (false) and the job goes on.
+static bool stop_if_output_unwritable() noexcept {
   std::string problem;
   try {
     problem = output_directory_problem();
@@ -599,22 +555,37 @@ static void stop_if_output_unwritable() noexcept {
     problem = "out of memory while checking the output directory";
   }
   if (problem.empty())
-    return;
+    return true;
   report_error(problem + " (checked at MPI_Init, before the application runs)");
+  if (g.site)
+    return false;
   PMPI_Abort(MPI_COMM_WORLD, 1);
   _exit(1);
 }
 
 void on_initialized() noexcept {
-  if (g.world_size != 0)
+  if (g.world_size != 0 || g_disabled)
     return;
   PMPI_Comm_size(MPI_COMM_WORLD, &g.world_size);
   PMPI_Comm_rank(MPI_COMM_WORLD, &g.world_rank);
   PMPI_Query_thread(&g.thread_level);
-  stop_if_output_unwritable();
+  if (!stop_if_output_unwritable()) {
+    g.world_size = 0; // a site module that stepped aside: nothing recorded, nothing written
+    g_disabled = true;
+    return;
+  }
+  // The application's counters in the part file from here on. A site module that cannot
+  // make it has said so through the site policy and steps aside.
+  if (!part_open() && g.site) {
+    g.world_size = 0;
+    g_disabled = true;
+    return;
+  }
+  g.peers.set_node_source(
+      [](std::uintptr_t key) noexcept { return part_peer(static_cast<int>(key) - 1); });
   g.atomic_updates = g.thread_level == MPI_THREAD_MULTIPLE;
   PMPI_Comm_group(MPI_COMM_WORLD, &g.world_group);
-  cache_predefined_types();
+  pnmpi_type_table_fill(g_types);
   PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, comm_deleted, &g.comm_keyval, nullptr);
   PMPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, win_deleted, &g.win_keyval, nullptr);
   // MPI_COMM_WORLD is always reported, like Open MPI does.
@@ -662,6 +633,7 @@ void on_finalize() noexcept {
   sessions_at_finalize();
   if (!write_outputs() && !g_output_lost.exchange(true))
     ::on_exit(note_exit_status, nullptr);
+  part_finalized();
 }
 
 } // namespace pnmpi::monitor
@@ -676,17 +648,46 @@ PNMPI_EXPORT void PNMPI_RegistrationPoint(void) {
   PNMPI_modHandle_t self = PNMPI_MODHANDLE_NULL;
   PNMPI_Service_GetModuleSelf(&self); // on failure the readers say PNMPI_NOMODULE
   const Lookup environment = [](const char *name) -> const char * { return std::getenv(name); };
+  g.self = self;
+  g.site = pnmpi_module_is_site(self) == 1;
   std::string error;
   if (!read_options(self, environment, g.options, error)) {
+    // A site module's bad argument went through the site policy already (error empty).
+    if (g.site &&
+        pnmpi_site_failure(self, error.empty() ? nullptr : error.c_str()) == PNMPI_SUCCESS) {
+      g_disabled = true;
+      return;
+    }
     if (!error.empty()) // else the core has printed it
       report_error(error);
     _exit(1);
+  }
+  if (g.site) {
+    // Silent by default: nothing in the job's output or its working directory. The site's
+    // configuration may still ask for files or the summary (docs/site.md).
+    if (!g.options.files_given)
+      g.options.per_rank = g.options.gathered = false;
+    if (!g.options.summary_given)
+      g.options.summary = false;
+    // Checked here, the same on every rank, so that the site policy says it once and every
+    // rank steps aside alike (the gathered file is collective).
+    std::string problem;
+    try {
+      problem = output_directory_problem();
+    } catch (...) {
+      problem = "out of memory while checking the output directory";
+    }
+    if (!problem.empty() && pnmpi_site_failure(self, problem.c_str()) == PNMPI_SUCCESS) {
+      g_disabled = true;
+      return;
+    }
   }
   RoutineId::resolve_all();
   register_sessions_service();
 }
 
 PNMPI_EXPORT int MPI_Init(int *argc, char ***argv) {
+  part_init_begin();
   const int rc = PMPI_Init(argc, argv);
   if (rc == MPI_SUCCESS)
     on_initialized();
@@ -694,6 +695,7 @@ PNMPI_EXPORT int MPI_Init(int *argc, char ***argv) {
 }
 
 PNMPI_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+  part_init_begin();
   const int rc = PMPI_Init_thread(argc, argv, required, provided);
   if (rc == MPI_SUCCESS)
     on_initialized();
@@ -703,6 +705,11 @@ PNMPI_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *pro
 PNMPI_EXPORT int MPI_Finalize(void) {
   on_finalize();
   return PMPI_Finalize();
+}
+
+PNMPI_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode) {
+  part_abort(errorcode); // the part file says so, with or without the profile
+  return PMPI_Abort(comm, errorcode);
 }
 
 } // extern "C"

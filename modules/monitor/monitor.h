@@ -25,6 +25,7 @@
 #define MPICH_SKIP_MPICXX 1
 #endif
 #include <mpi.h>
+#include <pnmpi/datatypes.h>
 #include <pnmpi/pnmpi.h>
 
 #include <atomic>
@@ -160,6 +161,9 @@ struct State {
   ShellIndex<CommInfo> comms;
   ShellIndex<CommInfo> wins;
   std::vector<CollStats *> stats; ///< every communicator's statistics, in creation order
+
+  PNMPI_modHandle_t self = PNMPI_MODHANDLE_NULL;
+  bool site = false; ///< added by the site configuration: silent, failures by the site policy
 };
 
 extern State g;
@@ -228,29 +232,15 @@ inline bool recording(unsigned bits) noexcept {
 
 // ---- datatypes ----------------------------------------------------------------------------
 
-/// Sizes of the predefined datatypes, filled in MPI_Init and read-only afterwards (open
-/// addressing over the handle bits). Derived datatypes ask MPI each time: their handles
-/// can be freed and reused.
-constexpr unsigned kTypeSlots = 512;
-struct TypeSlot {
-  std::uintptr_t key;
-  std::uint64_t size;
-};
-extern TypeSlot g_types[kTypeSlots];
+/// Sizes of the predefined datatypes (<pnmpi/datatypes.h>), filled in MPI_Init and
+/// read-only afterwards. Derived datatypes ask MPI each time: their handles can be freed
+/// and reused.
+extern pnmpi_type_slot_t g_types[PNMPI_TYPE_SLOTS];
 std::uint64_t type_size_slow(MPI_Datatype type) noexcept;
 
 /// The size of a predefined datatype, or false for a derived one.
 inline bool cached_type_size(MPI_Datatype type, std::uint64_t *size) noexcept {
-  const std::uintptr_t k = handle_key(type);
-  for (unsigned i = static_cast<unsigned>((k * 0x9E3779B97F4A7C15ull) >> 55);;
-       i = (i + 1) & (kTypeSlots - 1)) {
-    if (g_types[i].key == k) {
-      *size = g_types[i].size;
-      return true;
-    }
-    if (g_types[i].key == 0)
-      return false;
-  }
+  return pnmpi_type_cached(g_types, type, size) != 0;
 }
 
 inline std::uint64_t type_size(MPI_Datatype type) noexcept {
@@ -516,9 +506,15 @@ bool write_outputs() noexcept;
 /// Why this rank could not write its files into the output directory, checked at MPI_Init
 /// (a missing, non-directory or unwritable directory); empty if it can, or writes none.
 std::string output_directory_problem();
+/// The directory of `argument output` (the prefix's directory; "." for a bare prefix).
+std::string output_directory();
+/// Where this process's part file goes: the site's day directory for a site module, else
+/// `argument parts`, else output_directory().
+std::string part_directory();
 /// A communicator's name (MPI_Comm_get_name), empty if it has none.
 std::string comm_name(MPI_Comm comm);
-/// Prints `pnmpi: module 'monitor': <message>` on stderr.
+/// Prints `pnmpi: module 'monitor': <message>` on stderr; for a site module, hands it to the
+/// site policy instead (one warning) and stops recording: the module steps aside.
 void report_error(const std::string &message) noexcept;
 /// Whether `comm` is a live communicator the monitor knows (comm_registry.cpp): the check a
 /// communicator from the application gets before any PMPI_Comm_* call is made on it.

@@ -9,6 +9,7 @@
 #include "options.h"
 
 #include <cctype>
+#include <set>
 
 namespace pnmpi::monitor {
 
@@ -74,14 +75,18 @@ private:
       // Ample for any message but a huge value's, which is cut.
       char problem[1024];
       const PNMPI_status_t status = from_text(text, problem, sizeof problem);
-      if (status == PNMPI_SUCCESS)
+      if (status == PNMPI_SUCCESS) {
+        m_given.insert(name);
         return true;
+      }
       m_error = "environment variable " + var + " " +
                 (status == PNMPI_BADARG ? std::string(problem)
                                         : std::string(PNMPI_Service_StatusString(status)));
       return false;
     }
     const PNMPI_status_t status = from_config();
+    if (status == PNMPI_SUCCESS)
+      m_given.insert(name);
     if (status == PNMPI_SUCCESS || status == PNMPI_NOARG)
       return true;
     // PNMPI_BADARG: the core has printed the message, naming the argument's line.
@@ -91,7 +96,13 @@ private:
     return false;
   }
 
+public:
+  /// Whether setting `name` was read from either source.
+  bool given(const char *name) const { return m_given.count(name) != 0; }
+
+private:
   PNMPI_modHandle_t m_self;
+  std::set<std::string> m_given;
   const Lookup &m_environment;
   std::string &m_error;
 };
@@ -110,7 +121,7 @@ bool read_options(PNMPI_modHandle_t self, const Lookup &environment, Options &ou
   error.clear();
   Options o;
   unsigned files = (o.per_rank ? kFilesPerRank : 0u) | (o.gathered ? kFilesGathered : 0u);
-  const char *output = nullptr;
+  const char *output = nullptr, *parts = nullptr;
   int histograms = o.histograms, summary = o.summary, json_dense = o.json_dense;
   long top = o.top, max_sessions = o.max_sessions, gather_round_bytes = o.gather_round_bytes;
   long json_dense_limit = o.json_dense_limit;
@@ -122,11 +133,16 @@ bool read_options(PNMPI_modHandle_t self, const Lookup &environment, Options &ou
                   read.whole("max-sessions", 1, 1000000, max_sessions) &&
                   read.whole("gather-round-bytes", 1, 2147483647, gather_round_bytes) &&
                   read.on_off("json-dense", json_dense) &&
-                  read.whole("json-dense-limit", 0, 1000000, json_dense_limit);
+                  read.whole("json-dense-limit", 0, 1000000, json_dense_limit) &&
+                  read.nonempty_text("parts", parts);
   if (!ok)
     return false;
   if (output != nullptr)
     o.output = output;
+  if (parts != nullptr)
+    o.parts = parts;
+  o.files_given = read.given("files");
+  o.summary_given = read.given("summary");
   o.per_rank = (files & kFilesPerRank) != 0;
   o.gathered = (files & kFilesGathered) != 0;
   o.histograms = histograms != 0;

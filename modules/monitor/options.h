@@ -35,13 +35,17 @@ struct Options {
   /// off writes them only up to json-dense-limit ranks (the sparse entries are always there)
   bool json_dense = false;
   int json_dense_limit = 64; ///< json-dense-limit: 0-1000000
+  /// parts: the part files' directory; empty: the directory of `output` (docs/record.md)
+  std::string parts;
+  bool files_given = false;   ///< `files` was set (an argument or its variable)
+  bool summary_given = false; ///< `summary` was set
 };
 
 /// Every argument key the monitor takes, as PNMPI_MODULE_ARGUMENTS declares them (monitor.cpp):
 /// an `argument` line with another key for the monitor is an error naming its line.
 #define PNMPI_MONITOR_ARGUMENT_KEYS                                                                \
   "record output files histograms summary top max-sessions gather-round-bytes json-dense "         \
-  "json-dense-limit"
+  "json-dense-limit parts"
 
 /// Looks up an environment variable by name; returns nullptr when it is not set.
 using Lookup = std::function<const char *(const char *)>;

@@ -661,15 +661,19 @@ bool write_outputs() noexcept {
   return false;
 }
 
+std::string output_directory() {
+  const std::string &prefix = g.options.output;
+  const std::size_t slash = prefix.rfind('/');
+  return slash == std::string::npos ? "." : slash == 0 ? "/" : prefix.substr(0, slash);
+}
+
 std::string output_directory_problem() {
-  const bool writes = g.options.per_rank || (g.options.gathered && g.world_rank == 0);
+  // A site module checks at load, on every rank alike (docs/site.md).
+  const bool writes = g.options.per_rank || (g.options.gathered && (g.world_rank == 0 || g.site));
   if (!writes)
     return "";
   const std::string &prefix = g.options.output;
-  const std::size_t slash = prefix.rfind('/');
-  const std::string dir = slash == std::string::npos ? "."
-                          : slash == 0               ? "/"
-                                                     : prefix.substr(0, slash);
+  const std::string dir = output_directory();
   const std::string where = "the output directory '" + escape_name(dir) +
                             "' (of 'argument output " + escape_name(prefix) + "')";
   struct stat st;

@@ -80,7 +80,7 @@ public:
         return n;
       }
     }
-    Node *n = take_node();
+    Node *n = take_node(key);
     m_pending_slot = &a->slots[i];
     ++m_used;
     ++m_live;
@@ -123,6 +123,11 @@ public:
 
   std::size_t live() const noexcept { return m_live; }
 
+  /// Nodes of new keys come from `make(key)` when it gives one (storage that outlives the
+  /// index, which never deletes it), else from the heap. For an index whose keys are never
+  /// erased (a recycled node would keep its first key's storage).
+  void set_node_source(Node *(*make)(std::uintptr_t key) noexcept) noexcept { m_make = make; }
+
 private:
   struct Array {
     std::size_t mask;
@@ -148,7 +153,12 @@ private:
     delete a;
   }
 
-  Node *take_node() {
+  Node *take_node(std::uintptr_t key) {
+    if (m_make != nullptr)
+      if (Node *n = m_make(key)) {
+        track_alloc(sizeof(Node));
+        return n;
+      }
     if (!m_free.empty()) {
       Node *n = m_free.back();
       m_free.pop_back();
@@ -208,6 +218,7 @@ private:
   std::size_t m_used = 0;      ///< non-empty slots of the current array
   std::size_t m_live = 0;
   Node *m_pending = nullptr;
+  Node *(*m_make)(std::uintptr_t key) noexcept = nullptr;
   std::atomic<Node *> *m_pending_slot = nullptr;
 };
 

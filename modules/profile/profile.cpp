@@ -22,7 +22,7 @@
 PNMPI_MODULE_ARGUMENTS("output parts split");
 
 __thread profile_cell_t *profile_t_cells = nullptr;
-profile_type_slot_t profile_types[PROFILE_TYPE_SLOTS];
+pnmpi_type_slot_t profile_types[PNMPI_TYPE_SLOTS];
 int profile_split_on = 0;
 
 namespace pnmpi::profile {
@@ -34,82 +34,6 @@ bool g_site = false;
 PNMPI_modHandle_t g_self = PNMPI_MODHANDLE_NULL;
 uint64_t g_begin_tick = 0, g_begin_mono = 0;
 std::atomic<bool> g_warned_lost{false};
-
-namespace {
-
-void fill_type_table() {
-  const MPI_Datatype types[] = {MPI_CHAR,
-                                MPI_SHORT,
-                                MPI_INT,
-                                MPI_LONG,
-                                MPI_LONG_LONG,
-                                MPI_SIGNED_CHAR,
-                                MPI_UNSIGNED_CHAR,
-                                MPI_UNSIGNED_SHORT,
-                                MPI_UNSIGNED,
-                                MPI_UNSIGNED_LONG,
-                                MPI_UNSIGNED_LONG_LONG,
-                                MPI_FLOAT,
-                                MPI_DOUBLE,
-                                MPI_LONG_DOUBLE,
-                                MPI_WCHAR,
-                                MPI_C_BOOL,
-                                MPI_INT8_T,
-                                MPI_INT16_T,
-                                MPI_INT32_T,
-                                MPI_INT64_T,
-                                MPI_UINT8_T,
-                                MPI_UINT16_T,
-                                MPI_UINT32_T,
-                                MPI_UINT64_T,
-                                MPI_C_COMPLEX,
-                                MPI_C_DOUBLE_COMPLEX,
-                                MPI_BYTE,
-                                MPI_PACKED,
-                                MPI_AINT,
-                                MPI_OFFSET,
-                                MPI_COUNT,
-                                MPI_FLOAT_INT,
-                                MPI_DOUBLE_INT,
-                                MPI_LONG_INT,
-                                MPI_2INT,
-                                MPI_SHORT_INT,
-                                MPI_LONG_DOUBLE_INT,
-                                MPI_INTEGER,
-                                MPI_REAL,
-                                MPI_DOUBLE_PRECISION,
-                                MPI_COMPLEX,
-                                MPI_DOUBLE_COMPLEX,
-                                MPI_LOGICAL,
-                                MPI_CHARACTER,
-                                MPI_2REAL,
-                                MPI_2DOUBLE_PRECISION,
-                                MPI_2INTEGER,
-                                MPI_INTEGER4,
-                                MPI_INTEGER8,
-                                MPI_REAL4,
-                                MPI_REAL8};
-  for (MPI_Datatype t : types) {
-    const uintptr_t k = profile_type_key(t);
-    if (k == 0 || t == MPI_DATATYPE_NULL)
-      continue;
-    int size = 0;
-    if (PMPI_Type_size(t, &size) != MPI_SUCCESS)
-      continue;
-    for (unsigned i = static_cast<unsigned>((k * 0x9E3779B97F4A7C15ull) >> 56);;
-         i = (i + 1) & 255u) {
-      if (profile_types[i].key == k)
-        break;
-      if (profile_types[i].key == 0) {
-        profile_types[i].size = static_cast<uint64_t>(size);
-        profile_types[i].key = k;
-        break;
-      }
-    }
-  }
-}
-
-} // namespace
 
 std::string record_path(const char *job) {
   if (!g_site)
@@ -204,7 +128,7 @@ void profile_init_end(int rc) {
   int rank = -1, size = 0;
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &size);
-  fill_type_table();
+  pnmpi_type_table_fill(profile_types);
   pnmpi_part_started(rank, size, g_begin_tick, g_begin_mono);
   // Rank 0's job id for every rank: without a scheduler, MPICH's ranks on different nodes
   // see different fallbacks (their launcher's pid), and the parts of one job must agree.
@@ -256,14 +180,10 @@ PNMPI_EXPORT void pnmpi_module_loaded(PNMPI_modHandle_t self) {
       return;
     _exit(1);
   }
-  std::string day;
+  char day[4096];
   if (g_site) {
-    const std::time_t now = std::time(nullptr);
-    std::tm utc{};
-    gmtime_r(&now, &utc);
-    day = std::string(pnmpi_site_records()) + "/" + std::to_string(utc.tm_year + 1900) + "/" +
-          std::to_string(utc.tm_mon + 1) + "/" + std::to_string(utc.tm_mday);
-    output = parts = day.c_str();
+    pnmpi_day_directory(pnmpi_site_records(), std::time(nullptr), day, sizeof day);
+    output = parts = day;
   }
   g_output = output;
   if ((!g_site && mkdir_one(output) != 0) || pnmpi_part_configure(parts) != 0) {

@@ -8,6 +8,7 @@
 #define PNMPI_PROFILE_H
 
 #include <mpi.h>
+#include <pnmpi/datatypes.h>
 #include <pnmpi/pnmpi.h>
 #include <pnmpi/support.h>
 #include <pnmpi_routine_ids.h>
@@ -42,28 +43,14 @@ PROFILE_HIDDEN void profile_init_end(int rc);
 PROFILE_HIDDEN void profile_finalize_begin(void);
 PROFILE_HIDDEN void profile_abort(int code);
 
-/* Sizes of the predefined datatypes, filled at MPI_Init and read-only afterwards (open
- * addressing over the handle's bits). Derived datatypes ask MPI each time: their handles
- * can be freed and reused. */
-#define PROFILE_TYPE_SLOTS 256
-typedef struct {
-  uintptr_t key;
-  uint64_t size;
-} profile_type_slot_t;
-extern PROFILE_HIDDEN profile_type_slot_t profile_types[PROFILE_TYPE_SLOTS];
-
-static inline uintptr_t profile_type_key(MPI_Datatype type) {
-  return (uintptr_t)type;
-}
+/* Sizes of the predefined datatypes (<pnmpi/datatypes.h>), filled at MPI_Init and
+ * read-only afterwards. Derived datatypes ask MPI each time: their handles can be freed
+ * and reused. */
+extern PROFILE_HIDDEN pnmpi_type_slot_t profile_types[PNMPI_TYPE_SLOTS];
 
 static inline __attribute__((always_inline)) uint64_t profile_type_size(MPI_Datatype type) {
-  const uintptr_t k = profile_type_key(type);
-  for (unsigned i = (unsigned)((k * 0x9E3779B97F4A7C15ull) >> 56);; i = (i + 1) & 255u) {
-    if (profile_types[i].key == k)
-      return profile_types[i].size;
-    if (profile_types[i].key == 0)
-      return profile_type_size_slow(type);
-  }
+  uint64_t size;
+  return pnmpi_type_cached(profile_types, type, &size) ? size : profile_type_size_slow(type);
 }
 
 static inline __attribute__((always_inline)) uint64_t profile_volume(long long count,

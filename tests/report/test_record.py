@@ -159,6 +159,78 @@ class Parts(common.Case):
         self.fails("truncated part file", "summary", self.dir)
 
 
+class MonitorRegion(common.Case):
+    """The monitor's region of a part file (modules/monitor/part_region.h), made here by
+    hand: read into the matrix, and refused with one line when it is bad."""
+
+    def part(self, version=1, cut=0, edit=None):
+        world, stride, cstride, slots, capacity = 2, 152, 320, 64, 1040
+        m = np.zeros(1, parts.MONITOR)
+        m["magic"], m["version"], m["world_size"], m["world_rank"] = b"PNMPIMON", 1, world, 0
+        m["peer_stride"], m["peer_count_at"], m["peer_bytes_at"] = stride, 8, 72
+        m["comm_slots"], m["comm_used"], m["member_capacity"] = slots, 1, capacity
+        m["members_used"], m["coll_stride"], m["coll_count_at"] = 2, cstride, 64
+        m["coll_bytes_at"], m["coll_classes"] = 112, 3
+        m["peers_at"], m["hist_at"] = 256, 256 + world * stride
+        m["comm_meta_at"] = m["hist_at"]
+        m["comms_at"] = int(m["comm_meta_at"][0]) + slots * parts.COMM_META.itemsize
+        m["members_at"] = int(m["comms_at"][0]) + slots * cstride
+        if edit:
+            edit(m)
+        region = bytearray(int(m["members_at"][0]) + capacity * 4)
+        region[:parts.MONITOR.itemsize] = m.tobytes()
+        peer1 = int(m["peers_at"][0]) + stride  # to rank 1: 5 messages, 40 bytes
+        region[peer1 + 8:peer1 + 16] = np.uint64(5).tobytes()
+        region[peer1 + 72:peer1 + 80] = np.uint64(40).tobytes()
+        meta = np.zeros(1, parts.COMM_META)
+        meta["size"] = 2
+        at = int(m["comm_meta_at"][0])
+        region[at:at + meta.itemsize] = meta.tobytes()
+        at = int(m["comms_at"][0])
+        region[at + 64:at + 72] = np.uint64(3).tobytes()  # 3 calls, 24 bytes
+        region[at + 112:at + 120] = np.uint64(24).tobytes()
+        at = int(m["members_at"][0])
+        region[at:at + 8] = np.array([0, 1], "<i4").tobytes()
+        h = np.zeros(1, parts.HEADER)
+        h["magic"], h["version"], h["rank"], h["size"] = parts.MAGIC, 1, 0, world
+        h["region_count"] = 1
+        h["regions"][0, 0]["name"], h["regions"][0, 0]["version"] = b"monitor", version
+        h["regions"][0, 0]["offset"], h["regions"][0, 0]["bytes"] = 4096, len(region)
+        data = h.tobytes() + bytes(4096 - parts.HEADER.itemsize) + bytes(region)
+        with open(self.path("pnmpi-x.h.1.part"), "wb") as f:
+            f.write(data[:len(data) - cut])
+
+    def test_read_into_the_matrix(self):
+        self.part()
+        r = parts.merge_parts(self.dir)[0]
+        self.assertEqual((list(r.p2p_src), list(r.p2p_dst), list(r.p2p_count),
+                          list(r.p2p_bytes)), ([0], [1], [5], [40]))
+        [(name, members, nbytes, count)] = r.communicators()
+        self.assertEqual((name, list(members), list(nbytes), list(count)),
+                         ("MPI_COMM_WORLD", [0, 1], [24, 0], [3, 0]))
+
+    def test_truncated(self):
+        self.part(cut=100)
+        self.fails("truncated part file: the monitor region ends after the file", "summary",
+                   self.dir)
+
+    def test_wrong_version(self):
+        self.part(version=2)
+        self.fails("monitor region version 2 is not supported (this pnmpi-report reads "
+                   "version 1)", "summary", self.dir)
+
+    def test_damaged(self):
+        def stride(m):
+            m["peer_count_at"] = 200  # past the end of a peer's block
+        self.part(edit=stride)
+        self.fails("damaged part file: the monitor region does not fit", "summary", self.dir)
+
+        def members(m):
+            m["world_size"] = 1  # member 1 is outside a world of 1
+        self.part(edit=members)
+        self.fails("damaged part file", "summary", self.dir)
+
+
 if __name__ == "__main__":
     import unittest
     unittest.main(verbosity=2)

@@ -158,6 +158,12 @@ PNMPI_SUPPORT_EXPORT const char *pnmpi_job_id(void);
  * length it needs (as snprintf). */
 PNMPI_SUPPORT_EXPORT size_t pnmpi_file_name(const char *text, char *out, size_t size);
 
+/** The site's day directory of Unix time `when`: "LOGDIR/YYYY/M/D" in UTC, no leading
+ * zeros (docs/site.md). Writes at most `size` bytes with the NUL; returns the length it
+ * needs (as snprintf). */
+PNMPI_SUPPORT_EXPORT size_t pnmpi_day_directory(const char *logdir, int64_t when, char *out,
+                                                size_t size);
+
 /** `text` as a JSON string with its quotes (control characters, quotes, backslashes and
  * invalid UTF-8 escaped as \uXXXX / U+FFFD). Returns the length it needs, as snprintf. */
 PNMPI_SUPPORT_EXPORT size_t pnmpi_json_string(const char *text, char *out, size_t size);

@@ -819,10 +819,12 @@ TEST(MonitorOutput, AMissingOutputDirectoryStopsTheJobAtInit) {
 }
 
 TEST(MonitorOutput, LostOutputFailsTheJobAndIsNamed) {
-  // The directory is there at MPI_Init and gone at MPI_Finalize (`patterns rmdir`).
+  // The directory is there at MPI_Init and gone at MPI_Finalize (`patterns rmdir`); the
+  // part file, by default in the output directory, goes elsewhere so that it can go.
   const Monitored run = run_monitored(
       {bin("monitor_patterns"), "rmdir"}, "", "", N,
-      {{"PNMPI_MONITOR_OUTPUT", "/tmp/pnmpi-monitor-rmdir-" + std::to_string(::getpid()) + "/mon"}},
+      {{"PNMPI_MONITOR_OUTPUT", "/tmp/pnmpi-monitor-rmdir-" + std::to_string(::getpid()) + "/mon"},
+       {"PNMPI_MONITOR_PARTS", "/tmp/pnmpi-monitor-rmdir-parts-" + std::to_string(::getpid())}},
       [](const std::string &) {
         fs::create_directories("/tmp/pnmpi-monitor-rmdir-" + std::to_string(::getpid()));
       });

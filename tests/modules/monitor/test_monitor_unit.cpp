@@ -692,7 +692,7 @@ TEST(MonitorOptions, DeclaredKeysAreTheParsedOnes) {
     EXPECT_FALSE(a.parse(o, error)) << key << " takes an empty value";
     EXPECT_NE(error.find("'" + key + "'"), std::string::npos) << key << ": " << error;
   }
-  EXPECT_EQ(count, 10);
+  EXPECT_EQ(count, 11);
 }
 
 // A communicator's collective volume, kept as "to every peer" and "to every higher rank"

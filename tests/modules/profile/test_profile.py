@@ -39,7 +39,32 @@ def launcher(np_=2):
     return cmd + ["-np", str(np_)], env
 
 
+def ready_pids(test, p):
+    """The pids of a `hang` job's ranks, from their "ready RANK PID" lines."""
+    pids = {}
+    while len(pids) < 2:
+        line = p.stdout.readline()
+        test.assertTrue(line, "the job ended before both ranks were ready")
+        if line.startswith("ready "):
+            _, rank, pid = line.split()
+            pids[int(rank)] = int(pid)
+    return pids
+
+
+def finish(p):
+    """Waits for a job that was signalled (SIGTERM to its launcher if it hangs on)."""
+    try:
+        p.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.send_signal(signal.SIGTERM)
+        p.wait(timeout=60)
+    p.stdout.close()
+
+
 class Profile(unittest.TestCase):
+    # The wall time of a rank killed without a mark is known (above 0) when the profile
+    # ran: its counters change the part file after MPI_Init (see UnfinishedMonitorAlone).
+    KILLED_WALL = True
     def setUp(self):
         self.dir = os.path.join(SCRATCH, self.id().split(".")[-1])
         shutil.rmtree(self.dir, ignore_errors=True)
@@ -243,22 +268,10 @@ class Profile(unittest.TestCase):
         cmd, env, argv = self.job([APP, "hang", str(ITER)], self.conf())
         p = subprocess.Popen(cmd + argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                              text=True, env=env, cwd=self.dir)
-        pids = {}
-        while len(pids) < 2:
-            line = p.stdout.readline()
-            self.assertTrue(line, "the job ended before both ranks were ready")
-            if line.startswith("ready "):
-                _, rank, pid = line.split()
-                pids[int(rank)] = int(pid)
-        return p, pids
+        return p, ready_pids(self, p)
 
     def finish(self, p):
-        try:
-            p.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            p.send_signal(signal.SIGTERM)
-            p.wait(timeout=60)
-        p.stdout.close()
+        finish(p)
 
     def test_sigterm_of_the_job(self):
         """As a scheduler does at the time limit: SIGTERM to the launcher, which forwards
@@ -281,7 +294,194 @@ class Profile(unittest.TestCase):
         self.assertEqual(r.rank_end(1), "killed (no mark)")
         self.assertIn(r.rank_end(0), ("signal 15", "killed (no mark)"))
         self.counted_until_the_end(r)
-        self.assertGreater(r.wall_s[1], 0)
+        if self.KILLED_WALL:
+            self.assertGreater(r.wall_s[1], 0)
+
+
+class UnfinishedWithMonitor(Profile):
+    """The kill tests again, with the monitor below the profile: the merged record also
+    holds the monitor's matrix and WORLD's collectives, counted up to the end (its region
+    of the part file, modules/monitor/part_region.h)."""
+    test_c_counts = test_split = test_threads = test_fortran = None
+    test_stacked_with_monitor = None
+    PROFILE = True
+
+    def conf(self, above="", below=""):
+        path = os.path.join(self.dir, "conf")
+        with open(path, "w") as f:
+            if self.PROFILE:
+                f.write("module profile\nargument output %s\n" % self.out)
+            f.write("module monitor\nargument output %s/mon\nargument parts %s\n"
+                    % (self.dir, self.out))
+        os.chmod(path, 0o600)
+        return path
+
+    def counted_until_the_end(self, r, ranks=(0, 1)):
+        if self.PROFILE:
+            super().counted_until_the_end(r, ranks)
+        self.matrix_until_the_end(r, ranks)
+
+    @unittest.skipUnless(APP_F90, "no Fortran compiler")
+    def test_fortran_abort(self):
+        self.run_job([APP_F90, "abort"], self.conf(), preload=True, status=None)
+        r = self.merged()
+        self.assertEqual(r.rank_end(1), "MPI_Abort (code 7)")
+        self.matrix_until_the_end(r)
+
+    def matrix_until_the_end(self, r, ranks=(0, 1)):
+        # The ring: every rank sent ITER messages of 400 bytes to the next, all done
+        # before the end; nothing more was started.
+        self.assertEqual((list(r.p2p_src), list(r.p2p_dst), list(r.p2p_bytes),
+                          list(r.p2p_count)), ([0, 1], [1, 0], [ITER * 400] * 2, [ITER] * 2))
+        self.assertEqual(r.comm_names, ["MPI_COMM_WORLD"])
+        [(_, members, nbytes, count)] = r.communicators()
+        self.assertEqual((list(members), list(nbytes)), ([0, 1], [ITER * 24] * 2))
+        # ITER allreduces and a barrier done; a rank that waits in a second barrier when
+        # its peer aborts or exits has started one more.
+        for k in ranks:
+            self.assertIn(int(count[k]), (ITER + 1, ITER + 2), count)
+
+    def test_finalized_job_leaves_no_part_file(self):
+        self.run_job([APP, "finalize", str(ITER)], self.conf())
+        self.assertEqual(parts.part_files(self.out), [])
+        self.assertTrue(os.path.exists(os.path.join(self.dir, "mon.json")))
+
+
+    def test_communicators_beyond_the_slots(self):
+        """70 duplicates of WORLD with an allreduce each: WORLD and the first 63 are kept
+        in the region's 64 slots, 7 are not (said); same members, one entry."""
+        cmd, env, argv = self.job([APP, "comms", str(ITER), "70"], self.conf())
+        p = subprocess.Popen(cmd + argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             text=True, env=env, cwd=self.dir)
+        ready_pids(self, p)
+        p.send_signal(signal.SIGTERM)
+        finish(p)
+        r = self.merged()
+        [(_, members, nbytes, count)] = r.communicators()
+        self.assertEqual((list(members), list(nbytes), list(count)),
+                         ([0, 1], [ITER * 24 + 63 * 4] * 2, [ITER + 1 + 63] * 2))
+        for rank in (0, 1):
+            self.assertIn("rank %d: 7 communicators not kept (the monitor's part file keeps "
+                          "64)" % rank, r.notes)
+
+
+class UnfinishedMonitorAlone(UnfinishedWithMonitor):
+    """The monitor without the profile: it makes the part file, marks it and starts it
+    (rank, size, times); the merged record has no routines, but the matrix and the ends.
+    When no rank has a mark (MPICH SIGKILLs the others), a killed rank's wall time ends at
+    its part file's last change, which the kernel stamps with a coarse clock: the monitor's
+    first stores can be stamped before MPI_Init's end, and the wall time is then 0."""
+    PROFILE = False
+    KILLED_WALL = False
+
+    def test_no_routines(self):
+        p, _ = self.hang()
+        p.send_signal(signal.SIGTERM)
+        self.finish(p)
+        r = self.merged()
+        self.assertEqual(r.routines, [])
+        self.counted_until_the_end(r)
+
+
+class SiteMonitor(unittest.TestCase):
+    """The monitor and the profile as site modules (docs/site.md): silent, nothing in the
+    job's directory, the matrix in the record in the site's day directory; files only
+    where the site's configuration asks; a failure is one warning and changes nothing."""
+
+    def setUp(self):
+        self.dir = os.path.join(SCRATCH, "site_" + self.id().split(".")[-1])
+        shutil.rmtree(self.dir, ignore_errors=True)
+        self.cwd = os.path.join(self.dir, "cwd")
+        os.makedirs(self.cwd)
+        self.logdir = os.path.join(self.dir, "logs")
+        year = time.gmtime().tm_year
+        subprocess.run([sys.executable, os.path.join(SOURCE, "tools", "admin", "pnmpi-admin"),
+                        "mkdirs", self.logdir, "--years", "%d-%d" % (year, year + 1)],
+                       check=True, stdout=subprocess.DEVNULL)
+
+    def site_job(self, site):
+        """The launcher and environment of a job with the site configuration `site` (after
+        its `records` line; None: no site configuration) and no user configuration."""
+        cmd, env = launcher()
+        env["HOME"] = self.cwd  # no ~/.pnmpi-conf
+        env.pop("PNMPI_CONF", None)
+        env["PNMPI_LIB_PATH"] = os.environ["PNMPI_TEST_MODULE_DIR"]
+        env.pop("PNMPI_SITE_CONF", None)
+        if site is not None:
+            path = os.path.join(self.dir, "site.conf")
+            with open(path, "w") as f:
+                f.write("records %s\n%s" % (self.logdir, site))
+            os.chmod(path, 0o644)
+            env["PNMPI_SITE_CONF"] = path
+        return cmd, env
+
+    def run_site(self, site, mode="finalize"):
+        cmd, env = self.site_job(site)
+        return subprocess.run(cmd + [APP, mode, str(ITER)], capture_output=True, text=True,
+                              env=env, cwd=self.cwd, timeout=300)
+
+    def records(self):
+        return sorted(glob.glob(os.path.join(self.logdir, "*", "*", "*", "*.record.npz")))
+
+    def test_silent_and_the_record_has_the_matrix(self):
+        native = self.run_site(None)
+        self.assertEqual(native.returncode, 0, native.stderr)
+        site = self.run_site("module monitor\nmodule profile\n")
+        self.assertEqual((site.returncode, site.stdout, site.stderr),
+                         (native.returncode, native.stdout, native.stderr))
+        self.assertEqual(os.listdir(self.cwd), [])
+        [path] = self.records()
+        r = record.read_record(path)
+        self.assertEqual(r.ended, "finalized")
+        self.assertEqual((list(r.p2p_src), list(r.p2p_dst), list(r.p2p_bytes),
+                          list(r.p2p_count)), ([0, 1], [1, 0], [ITER * 400] * 2, [ITER] * 2))
+        self.assertEqual(r.comm_names, ["MPI_COMM_WORLD"])
+        self.assertEqual(glob.glob(os.path.join(self.logdir, "*", "*", "*", "*.part")), [])
+
+    def test_killed_site_job_keeps_the_matrix(self):
+        cmd, env = self.site_job("module monitor\nmodule profile\n")
+        p = subprocess.Popen(cmd + [APP, "hang", str(ITER)], stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, text=True, env=env, cwd=self.cwd)
+        os.kill(ready_pids(self, p)[1], signal.SIGKILL)
+        finish(p)
+        self.assertEqual(os.listdir(self.cwd), [])
+        self.assertEqual(self.records(), [])
+        rep = subprocess.run([os.environ.get("PNMPI_REPORT", os.path.join(
+            SOURCE, "tools", "report", "pnmpi-report")), "site", self.logdir, "--merge-after",
+            "0"], capture_output=True, text=True, timeout=300)
+        self.assertEqual(rep.returncode, 0, rep.stderr)
+        [path] = self.records()
+        r = record.read_record(path)
+        self.assertEqual(r.ended, "incomplete")
+        self.assertEqual(r.rank_end(1), "killed (no mark)")
+        self.assertEqual((list(r.p2p_src), list(r.p2p_dst), list(r.p2p_count)),
+                         ([0, 1], [1, 0], [ITER] * 2))
+
+    def test_site_may_ask_for_files(self):
+        out = os.path.join(self.dir, "mon")
+        site = self.run_site("module monitor\nargument files gathered\nargument output %s\n"
+                             "module profile\n" % out)
+        self.assertEqual(site.returncode, 0, site.stderr)
+        self.assertTrue(os.path.exists(out + ".json"))
+        self.assertFalse(os.path.exists(out + ".0.prof"))
+        self.assertEqual(site.stderr, "")  # files asked for, not the summary
+        self.assertEqual(os.listdir(self.cwd), [])
+
+    def test_failure_is_one_warning(self):
+        native = self.run_site(None)
+        out = os.path.join(self.dir, "missing", "mon")
+        site = self.run_site("module monitor\nargument files gathered\nargument output %s\n"
+                             "module profile\n" % out)
+        self.assertEqual((site.returncode, site.stdout), (native.returncode, native.stdout))
+        warnings = [x for x in site.stderr.splitlines() if x.startswith("pnmpi: warning: ")]
+        self.assertEqual(len(warnings), 1, site.stderr)
+        self.assertIn("module 'monitor': the output directory '%s'" % os.path.dirname(out),
+                      warnings[0])
+        self.assertTrue(warnings[0].endswith("[a module of the site configuration: it is "
+                                             "disabled, the job goes on]"), warnings[0])
+        self.assertEqual(os.listdir(self.cwd), [])
+        [path] = self.records()  # the profile goes on
+        self.assertEqual(record.read_record(path).ended, "finalized")
 
 
 if __name__ == "__main__":

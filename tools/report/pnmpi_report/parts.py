@@ -2,9 +2,10 @@
 # Copyright (c) 2026 the pnmpi authors
 """The per-process part files of a job (docs/record.md) merged into a job record.
 
-The profile module keeps its counters in DIR/pnmpi-JOB.HOST.PID.part from MPI_Init on
-(support/include/pnmpi/support.h: pnmpi_part_header_t; modules/profile/record_writer.h:
-the "profile" region). A finalized job removes them; a job that never finalized leaves
+The profile and the monitor keep their counters in DIR/pnmpi-JOB.HOST.PID.part from
+MPI_Init on (support/include/pnmpi/support.h: pnmpi_part_header_t;
+modules/profile/record_writer.h: the "profile" region; modules/monitor/part_region.h: the
+"monitor" region, the point-to-point row and the collectives per communicator). A finalized job removes them; a job that never finalized leaves
 them, and merge_parts() turns them into a Record marked incomplete, saying per rank how
 it ended."""
 
@@ -38,6 +39,18 @@ SPLIT = np.dtype([("slots", "<u4"), ("max_threads", "<u4"), ("slot_bytes", "<u4"
                   ("reserved", "<u8", (4,))])
 SLOT = np.dtype([("routine_plus1", "<u4"), ("comm_size", "<u4"), ("bin", "<u4"),
                  ("app", "<u4"), ("calls", "<u8"), ("ticks", "<u8"), ("bytes", "<u8")])
+MONITOR = np.dtype([
+    ("magic", "S8"), ("version", "<u4"), ("world_size", "<u4"), ("world_rank", "<i4"),
+    ("hist_bins", "<u4"), ("peer_stride", "<u4"), ("peer_count_at", "<u4"),
+    ("peer_bytes_at", "<u4"), ("comm_slots", "<u4"), ("comm_used", "<u4"),
+    ("comm_lost", "<u4"), ("member_capacity", "<u4"), ("members_used", "<u4"),
+    ("coll_stride", "<u4"), ("coll_count_at", "<u4"), ("coll_bytes_at", "<u4"),
+    ("coll_classes", "<u4"), ("peers_at", "<u8"), ("hist_at", "<u8"),
+    ("comm_meta_at", "<u8"), ("comms_at", "<u8"), ("members_at", "<u8"),
+    ("reserved", "<u8", (4,))])
+COMM_META = np.dtype([("size", "<u4"), ("rank", "<i4"), ("first_member", "<u4"),
+                      ("reserved", "<u4")])
+MONITOR_VERSION = 1
 EXCLUDED = ("MPI_Init", "MPI_Init_thread", "MPI_Finalize")
 
 
@@ -88,10 +101,17 @@ class Part:
         if self.state > record.EXITED:
             raise ReportError("damaged part file: state %d" % self.state, path)
         self.names, self.app, self.tool, self.lost, self.split = [], None, None, 0, None
+        self.p2p, self.comms, self.comms_lost, self.comm_slots = None, [], 0, 0
         for k in range(min(int(h["region_count"]), 16)):
             reg = h["regions"][k]
             if _text(reg["name"]) == "profile" and int(reg["version"]) == REGION_VERSION:
                 self._profile(data, int(reg["offset"]), int(reg["bytes"]))
+            elif _text(reg["name"]) == "monitor":
+                if int(reg["version"]) != MONITOR_VERSION:
+                    raise ReportError("monitor region version %d is not supported (this "
+                                      "pnmpi-report reads version %d)"
+                                      % (int(reg["version"]), MONITOR_VERSION), path)
+                self._monitor(data, int(reg["offset"]), int(reg["bytes"]))
         for k in range(min(int(h["region_count"]), 16)):
             reg = h["regions"][k]
             if _text(reg["name"]) == "profile_split" and self.app is not None:
@@ -150,6 +170,56 @@ class Part:
         cells = np.frombuffer(data, CELL, threads * 2 * n, cells_at).reshape(threads, 2, n)
         self.app, self.tool = cells[:, 0, :], cells[:, 1, :]
         self.lost = int(r["lost_calls"])
+
+    def _monitor(self, data, offset, size):
+        """The monitor's application traffic: self.p2p (peers, counts, bytes) and
+        self.comms [(members, count, bytes)], counted up to the process's end."""
+        if offset + MONITOR.itemsize > len(data) or offset + size > len(data):
+            raise ReportError("truncated part file: the monitor region ends after the file",
+                              self.path)
+        m = np.frombuffer(data, MONITOR, 1, offset)[0]
+        world, bins = int(m["world_size"]), int(m["hist_bins"])
+        stride, cstride = int(m["peer_stride"]), int(m["coll_stride"])
+        slots, used = int(m["comm_slots"]), min(int(m["comm_used"]), int(m["comm_slots"]))
+        classes, capacity = int(m["coll_classes"]), int(m["member_capacity"])
+        ends = (int(m["peers_at"]) + world * stride, int(m["hist_at"]) + world * 2 * bins * 8,
+                int(m["comm_meta_at"]) + slots * COMM_META.itemsize,
+                int(m["comms_at"]) + slots * cstride, int(m["members_at"]) + capacity * 4)
+        if m["magic"] != b"PNMPIMON" or world > record.MAX_RANKS or bins > 66 or \
+                classes > 8 or stride < 8 or max(ends) > size or \
+                max(int(m["peer_count_at"]), int(m["peer_bytes_at"])) + 8 > stride or \
+                max(int(m["coll_count_at"]), int(m["coll_bytes_at"])) + 8 * classes > cstride:
+            raise ReportError("damaged part file: the monitor region does not fit", self.path)
+        raw = np.frombuffer(data, np.uint8, world * stride, offset + int(m["peers_at"]))
+        peers = raw.reshape(world, stride) if world else raw.reshape(0, max(stride, 1))
+
+        def column(at):
+            return peers[:, at:at + 8].copy().view("<u8").reshape(world)
+        count = column(int(m["peer_count_at"]))
+        nbytes = column(int(m["peer_bytes_at"]))
+        if bins:
+            hist = np.frombuffer(data, "<u8", world * 2 * bins,
+                                 offset + int(m["hist_at"])).reshape(world, 2, bins)
+            count = count + hist[:, 0, :].sum(axis=1)
+        has = np.nonzero((count > 0) | (nbytes > 0))[0]
+        self.p2p = (has.astype(np.int64), count[has], nbytes[has])
+        metas = np.frombuffer(data, COMM_META, slots, offset + int(m["comm_meta_at"]))
+        members = np.frombuffer(data, "<i4", capacity, offset + int(m["members_at"]))
+        for k in range(used):
+            meta = metas[k]
+            first, n = int(meta["first_member"]), int(meta["size"])
+            if first + n > capacity:
+                raise ReportError("damaged part file: communicator %d's members do not fit" % k,
+                                  self.path)
+            at = offset + int(m["comms_at"]) + k * cstride
+            c = np.frombuffer(data, "<u8", classes, at + int(m["coll_count_at"]))
+            b = np.frombuffer(data, "<u8", classes, at + int(m["coll_bytes_at"]))
+            ranks = members[first:first + n].astype(np.int64)
+            if n and (ranks.min() < 0 or ranks.max() >= world):
+                raise ReportError("damaged part file: communicator %d has ranks outside the "
+                                  "world" % k, self.path)
+            self.comms.append((tuple(int(x) for x in ranks), int(c.sum()), int(b.sum())))
+        self.comms_lost, self.comm_slots = int(m["comm_lost"]), slots
 
     def ticks_per_ns(self):
         h = self.h
@@ -288,6 +358,8 @@ def merge_parts(directory, job=None):
     a["split_calls"] = np.array([split[key][0] for key in keys], dtype=np.uint64)
     a["split_time_s"] = np.array([split[key][1] for key in keys], dtype=np.float64)
     a["split_bytes"] = np.array([split[key][2] for key in keys], dtype=np.uint64)
+    _traffic(a, by_rank, size, notes)
+    comm_names = a.pop("comm_names")
     a["min_s"] = np.where(np.isfinite(mins), mins, 0)
     a["max_s"] = maxs
     if not hosts:
@@ -297,9 +369,59 @@ def merge_parts(directory, job=None):
             "executable_hash": "", "start": min(starts), "end": job_end, "ranks": size,
             "hosts": hosts, "modules": [], "pnmpi_version": "", "mpi": "",
             "ended": "finalized" if complete else "incomplete", "routines": routines,
-            "comm_names": [], "notes": notes}
+            "comm_names": comm_names, "notes": notes}
     path = os.path.join(directory, record.record_name(first.job_id))
     return record.record_from_bytes(record.record_bytes(meta, a), path), meta, a
+
+
+def _traffic(a, by_rank, size, notes):
+    """The monitor's regions into the record's matrix and communicators, as the module's
+    record writer builds them (modules/profile/record_writer.cpp): one entry per
+    (sender, receiver); communicators with the same members are one, named as there."""
+    src, dst, nbytes, count = [], [], [], []
+    comm_of, members, names, volume = {}, [], [], {}
+    for r in sorted(by_rank):
+        p = by_rank[r]
+        if p.p2p is None:
+            continue
+        peers, c, b = p.p2p
+        keep = (peers >= 0) & (peers < size)
+        src += [r] * int(keep.sum())
+        dst += list(peers[keep])
+        count += list(c[keep])
+        nbytes += list(b[keep])
+        for group, cc, bb in p.comms:
+            if cc == 0 and bb == 0:
+                continue
+            if group not in comm_of:
+                comm_of[group] = len(names)
+                world = group == tuple(range(size))
+                names.append("MPI_COMM_WORLD" if world else
+                             "group %d (%d ranks)" % (len(names), len(group)))
+                members.append(group)
+            v = volume.setdefault((comm_of[group], r), [0, 0])
+            v[0] += cc
+            v[1] += bb
+        if p.comms_lost:
+            notes.append("rank %d: %d communicators not kept (the monitor's part file keeps "
+                         "%d)" % (r, p.comms_lost, p.comm_slots))
+    a["p2p_src"] = np.array(src, dtype=np.uint32)
+    a["p2p_dst"] = np.array(dst, dtype=np.uint32)
+    a["p2p_bytes"] = np.array(nbytes, dtype=np.uint64)
+    a["p2p_count"] = np.array(count, dtype=np.uint64)
+    offsets, flat, cb, cc = [0], [], [], []
+    for k, group in enumerate(members):
+        for w in group:
+            v = volume.get((k, w), [0, 0])
+            flat.append(w)
+            cc.append(v[0])
+            cb.append(v[1])
+        offsets.append(len(flat))
+    a["comm_offsets"] = np.array(offsets, dtype=np.uint64)
+    a["comm_members"] = np.array(flat, dtype=np.uint32)
+    a["comm_bytes"] = np.array(cb, dtype=np.uint64)
+    a["comm_count"] = np.array(cc, dtype=np.uint64)
+    a["comm_names"] = names
 
 
 def _ranges(ranks):

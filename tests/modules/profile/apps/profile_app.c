@@ -10,6 +10,8 @@
  *                 a signal)
  *   threads       as finalize, but with MPI_THREAD_MULTIPLE and THREADS threads per rank
  *                 each doing ITER MPI_Allreduce of 1 int on its own duplicate of WORLD
+ *   comms         THREADS duplicates of WORLD, one MPI_Allreduce of 1 int on each, then as
+ *                 hang
  * argv[2] = ITER (default 10), argv[3] = THREADS (default 4). */
 #include <mpi.h>
 #include <pthread.h>
@@ -74,7 +76,13 @@ int main(int argc, char **argv) {
       exit(3);
     }
     MPI_Barrier(MPI_COMM_WORLD);
-  } else if (strcmp(mode, "hang") == 0) {
+  } else if (strcmp(mode, "comms") == 0 || strcmp(mode, "hang") == 0) {
+    for (int c = 0; mode[0] == 'c' && c < threads; ++c) {
+      MPI_Comm dup;
+      int one = 1, sum = 0;
+      MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+      MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, dup);
+    }
     printf("ready %d %ld\n", rank, (long)getpid());
     fflush(stdout);
     for (;;)
