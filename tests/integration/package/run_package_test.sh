@@ -168,7 +168,7 @@ expect_line "$work/mytool.out" "empty[0]: layer 0: 1 send(s), 1 from the applica
 
 step "the environment-module files set this prefix's paths"
 modfile="$prefix/share/pnmpi/modulefiles/pnmpi/$version-$flavor"
-# name|value below the prefix ("" for the prefix itself); prepend unless marked append.
+# name|value below the prefix ("" for the prefix itself), each prepended.
 settings=("PATH|/bin" "CMAKE_PREFIX_PATH|" "PKG_CONFIG_PATH|/$libdir/pkgconfig"
   "CPATH|/include" "LIBRARY_PATH|/$libdir" "LD_LIBRARY_PATH|/$libdir")
 want_tcl="conflict pnmpi
@@ -176,7 +176,6 @@ setenv PNMPI_ROOT $prefix"
 for s in "${settings[@]}"; do
   want_tcl+=$'\n'"prepend-path ${s%%|*} $prefix${s#*|}"
 done
-want_tcl+=$'\n'"append-path PNMPI_LIB_PATH $prefix/$libdir/pnmpi/modules"
 # Tcl: the file runs with the module commands defined to print what they would do.
 # shellcheck disable=SC2016 # Tcl source: its $ are Tcl's
 printf '%s\n' 'proc setenv {var value} { puts "setenv $var $value" }' \
@@ -200,7 +199,10 @@ expect_line "$modfile.lua" "prepend_path(\"CMAKE_PREFIX_PATH\", prefix)"
 for s in "${settings[@]}"; do
   [ -n "${s#*|}" ] && expect_line "$modfile.lua" "prepend_path(\"${s%%|*}\", prefix .. \"${s#*|}\")"
 done
-expect_line "$modfile.lua" "append_path(\"PNMPI_LIB_PATH\", prefix .. \"/$libdir/pnmpi/modules\")"
+# The core searches the install's module directory itself: the files leave PNMPI_LIB_PATH.
+if grep -qE "(path|setenv)[ (\"]+PNMPI_LIB_PATH" "$modfile" "$modfile.lua"; then
+  fail "a module file sets PNMPI_LIB_PATH: the install's module directory would be searched twice"
+fi
 for f in "$modfile" "$modfile.lua"; do
   if grep -q '@PNMPI_' "$f"; then fail "$f holds an unreplaced @PNMPI_ variable"; fi
 done
