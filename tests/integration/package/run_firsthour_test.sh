@@ -16,39 +16,9 @@
 # Any mismatch prints what was expected and what came, and fails.
 set -euo pipefail
 
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --part) part=$2 ;;
-    --build) build=$2 ;;
-    --source) source=$2 ;;
-    --work) work=$2 ;;
-    --cmake) cmake=$2 ;;
-    --mpiexec) mpiexec=$2 ;;
-    --flavor) flavor=$2 ;;
-    --mpicc) mpicc=$2 ;;
-    --libdir) libdir=$2 ;;
-    --version) version=$2 ;;
-    --have-trace) have_trace=$2 ;;
-    *) echo "run_firsthour_test.sh: unknown argument $1" >&2; exit 2 ;;
-  esac
-  shift 2
-done
-
-failures=0
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
-# expect_line FILE LINE [COUNT]: FILE holds LINE exactly COUNT times (default 1).
-expect_line() {
-  local n
-  n=$(grep -cxF -- "$2" "$1" || true)
-  if [ "$n" != "${3:-1}" ]; then
-    fail "expected ${3:-1} line(s) '$2' in $1, found $n; it holds:"
-    sed 's/^/    /' "$1" >&2
-  fi
-}
-step() { echo "== $*"; }
+# shellcheck source-path=SCRIPTDIR source=package_lib.sh
+source "$(dirname "$0")/package_lib.sh"
+parse_options run_firsthour_test.sh "$@"
 
 rm -rf "$work"
 mkdir -p "$work"
@@ -59,13 +29,7 @@ page="$(cd "$source/../../.." && pwd)/docs/install.md"
 step "cmake --install into $prefix"
 "$cmake" --install "$build" --prefix "$prefix" >"$work/install.log"
 
-launch=("$mpiexec")
-if [ "$flavor" = openmpi ]; then
-  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-  launch+=(--oversubscribe)
-fi
-launch+=(-np 2)
-unset PNMPI_CONF PNMPI_LIB_PATH PNMPI_DEBUG LD_PRELOAD
+set_launch
 
 part_install_list() {
   step "the modules installed are the modules $page lists"
@@ -277,8 +241,4 @@ case "$part" in
   *) echo "run_firsthour_test.sh: unknown part '$part'" >&2; exit 2 ;;
 esac
 
-if [ "$failures" -ne 0 ]; then
-  echo "$part: $failures failure(s) (logs in $work)" >&2
-  exit 1
-fi
-echo "$part: ok"
+finish "$part"
