@@ -30,6 +30,9 @@ void set_job_ender(JobEnder ender);
 /// cannot go on.
 [[noreturn]] void fatal(const std::string &message);
 
+/// Ends the job as fatal() does, without printing (the message is out already).
+[[noreturn]] void end_job();
+
 /// `token` as a message shows it: whole when it is short, else its first 200 characters
 /// and `... (N bytes)`, so that a huge name in a config cannot make huge messages.
 std::string shown(std::string_view token);
