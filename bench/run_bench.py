@@ -36,40 +36,25 @@ import subprocess
 import sys
 import tempfile
 
+import benchlib
+
 LINE = re.compile(r"calls_ns=([0-9.]+) pingpong_us=([0-9.]+)")
 FLOOR = re.compile(r"pages_ns=([0-9.]+) packed_ns=([0-9.]+)")
 LOAD = re.compile(r"loaded (\d+) layer\(s\) from \d+ file\(s\) in (\d+) us")
 
 
 def run_once(cfg, binary, conf_text, calls, iterations, scratch, preload=None, copies=None):
-    env = dict(os.environ)
-    env.pop("PNMPI_CONF", None)
-    env.pop("PNMPI_COPIES", None)
+    settings = {"PNMPI_DEBUG": "1"}
     if copies and copies != "mapped":
-        env["PNMPI_COPIES"] = copies
-    env["HOME"] = scratch  # no stray ~/.pnmpi-conf
-    env["PNMPI_LIB_PATH"] = ":".join(cfg["module_dirs"])
-    env["PNMPI_DEBUG"] = "1"
-    if conf_text is not None:
-        path = os.path.join(scratch, "bench.conf")
-        with open(path, "w") as f:
-            f.write(conf_text)
-        env["PNMPI_CONF"] = path
-    argv = [cfg["mpiexec"]]
-    if cfg["flavor"] == "openmpi":
-        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-        argv += ["--oversubscribe", "--bind-to", "none"]
-        if preload:
-            argv += ["-x", "LD_PRELOAD=" + preload]
+        settings["PNMPI_COPIES"] = copies
+    env = benchlib.job_env(cfg, scratch, conf_text, unset=("PNMPI_COPIES",), **settings)
+    argv = benchlib.launcher(cfg["mpiexec"], cfg["flavor"], env)
+    if cfg["flavor"] == "openmpi" and preload:
+        argv += ["-x", "LD_PRELOAD=" + preload]
     elif preload:
         argv += ["-genv", "LD_PRELOAD", preload]
     argv += ["-np", "2", binary, str(calls), str(iterations)]
-    proc = subprocess.run(argv, env=env, cwd=scratch, capture_output=True, text=True,
-                          timeout=600)
-    m = LINE.search(proc.stdout)
-    if proc.returncode != 0 or not m:
-        sys.exit("run_bench: %s failed (exit %d)\n%s\n%s"
-                 % (" ".join(argv), proc.returncode, proc.stdout, proc.stderr))
+    proc, m = benchlib.run("run_bench", argv, env, scratch, pattern=LINE)
     loads = [int(us) for _, us in LOAD.findall(proc.stderr)]
     load_ms = max(loads) / 1000.0 if loads else None
     return float(m.group(1)), float(m.group(2)), load_ms

@@ -14,7 +14,8 @@ packages=(cmake make g++ gcc gfortran python3 pkg-config
           libopen-trace-format2-dev otf2-tools python3-otf2
           python3-numpy python3-matplotlib python3-pil
           libscotch-dev scotch chromium iproute2 zlib1g-dev
-          slurm-wlm munge)
+          slurm-wlm munge
+          lmod)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -9,9 +9,8 @@ parameter are not wrapped, so the module costs them nothing. Routines the module
 hand, or must leave on the physical world, are data in stub-gen/place_exceptions.txt.
 """
 
-import re
-
 import emit_common as c
+from directives import read_blocks
 from model import StubGenError
 
 OUTPUT = "place_wrappers.c"
@@ -43,56 +42,19 @@ class PlaceEntry:
 
 def parse_place_exceptions(text, path):
     """Parses place_exceptions.txt (format documented at the top of that file)."""
-    entries = []
-    cur = None
 
-    def fail(line, message):
-        return StubGenError("%s:%d: %s" % (path, line, message))
+    def apply(entry, keyword, rest, fail):
+        if rest:
+            raise fail("'%s' takes no argument, found '%s'" % (keyword, rest))
+        if entry.kind is not None:
+            raise fail("routine %s is already '%s'" % (entry.routine, entry.kind))
+        entry.kind = keyword
 
-    def finish(entry):
-        if entry is None:
-            return
+    def finish(entry, fail):
         if entry.kind is None:
-            raise fail(entry.line, "routine %s: needs 'hand' or 'physical'" % entry.routine)
-        if not entry.reason:
-            raise fail(entry.line, "routine %s: missing 'reason'" % entry.routine)
+            raise fail("routine %s: needs 'hand' or 'physical'" % entry.routine)
 
-    for lineno, raw in enumerate(text.splitlines(), 1):
-        stripped = raw.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        words = stripped.split(None, 1)
-        keyword, rest = words[0], (words[1].strip() if len(words) > 1 else "")
-        if not raw[0].isspace():
-            if keyword != "routine":
-                raise fail(lineno, "expected 'routine MPI_Name', found '%s'" % keyword)
-            if not re.match(r"^MPI_\w+$", rest):
-                raise fail(lineno, "'routine' needs one MPI_ routine name, found '%s'" % rest)
-            finish(cur)
-            if any(e.routine == rest for e in entries):
-                raise fail(lineno, "routine %s is listed twice" % rest)
-            cur = PlaceEntry(rest, lineno)
-            entries.append(cur)
-            continue
-        if cur is None:
-            raise fail(lineno, "directive '%s' outside a 'routine' block" % keyword)
-        if keyword in ("hand", "physical"):
-            if rest:
-                raise fail(lineno, "'%s' takes no argument, found '%s'" % (keyword, rest))
-            if cur.kind is not None:
-                raise fail(lineno, "routine %s is already '%s'" % (cur.routine, cur.kind))
-            cur.kind = keyword
-        elif keyword == "reason":
-            if not rest:
-                raise fail(lineno, "'reason' needs a text")
-            if cur.reason:
-                raise fail(lineno, "routine %s has two 'reason' lines" % cur.routine)
-            cur.reason = rest
-        else:
-            raise fail(lineno, "unknown directive '%s' (expected one of: %s)"
-                       % (keyword, ", ".join(DIRECTIVES)))
-    finish(cur)
-    return entries
+    return read_blocks(text, path, DIRECTIVES, PlaceEntry, apply, finish)
 
 
 def param_type(param):

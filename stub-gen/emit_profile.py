@@ -8,9 +8,9 @@ parameters to the calling thread's counters (modules/profile/profile.h). What di
 per routine is data: stub-gen/profile.txt."""
 
 import os
-import re
 
 import emit_common as c
+from directives import read_blocks
 from model import StubGenError
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "profile.txt")
@@ -30,6 +30,7 @@ INCLUDES = """\
 """
 
 COUNT_TYPES = ("int", "MPI_Count")
+DIRECTIVES = ("before", "after", "bytes", "reason")
 
 
 class Entry:
@@ -39,36 +40,19 @@ class Entry:
 
 
 def parse_data(text, path):
-    entries, cur = {}, None
-    for lineno, raw in enumerate(text.splitlines(), 1):
-        s = raw.strip()
-        if not s or s.startswith("#"):
-            continue
-        words = s.split(None, 1)
-        key, rest = words[0], (words[1].strip() if len(words) > 1 else "")
-        if not raw[0].isspace():
-            if key != "routine" or not re.match(r"^MPI_\w+$", rest):
-                raise StubGenError("%s:%d: expected 'routine MPI_Name'" % (path, lineno))
-            if rest in entries:
-                raise StubGenError("%s:%d: routine %s is listed twice" % (path, lineno, rest))
-            cur = entries[rest] = Entry(rest, lineno)
-        elif cur is None:
-            raise StubGenError("%s:%d: '%s' outside a routine block" % (path, lineno, key))
-        elif key in ("before", "after"):
-            getattr(cur, key).append(rest)
-        elif key == "bytes":
+    """Parses profile.txt (format documented at the top of that file): entries by routine."""
+
+    def apply(entry, keyword, rest, fail):
+        if keyword == "bytes":
             words = rest.split()
             if words != ["none"] and len(words) != 2:
-                raise StubGenError("%s:%d: 'bytes' needs COUNT TYPE or none" % (path, lineno))
-            cur.bytes = words
-        elif key == "reason":
-            cur.reason = rest
+                raise fail("'bytes' needs COUNT TYPE or none")
+            entry.bytes = words
         else:
-            raise StubGenError("%s:%d: unknown directive '%s'" % (path, lineno, key))
-    for e in entries.values():
-        if not e.reason:
-            raise StubGenError("%s:%d: routine %s: missing 'reason'" % (path, e.line, e.routine))
-    return entries
+            getattr(entry, keyword).append(rest)
+
+    entries = read_blocks(text, path, DIRECTIVES, Entry, apply)
+    return {e.routine: e for e in entries}
 
 
 def param_type(p):

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List
 
+from directives import read_blocks
 from model import ExceptionEntry, Param, Routine, StubGenError
 
 ROUTINE_RE = re.compile(r"^PMPI_\w+$")
@@ -639,56 +640,22 @@ _EXC_DIRECTIVES = ("before", "manual", "reason")
 
 def parse_exceptions(text, path):
     """Parses exceptions.txt (format documented at the top of that file)."""
-    entries = []
-    cur = None
 
-    def fail(line, message):
-        return StubGenError("%s:%d: %s" % (path, line, message))
-
-    def finish(entry):
-        if entry is None:
-            return
-        if not entry.reason:
-            raise fail(entry.line, "routine %s: missing 'reason'" % entry.routine)
-        if entry.manual and entry.before:
-            raise fail(entry.line, "routine %s: 'before' has no effect on a 'manual' routine "
-                       "(no stub is generated)" % entry.routine)
-
-    for lineno, raw in enumerate(text.splitlines(), 1):
-        stripped = raw.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        words = stripped.split(None, 1)
-        keyword, rest = words[0], (words[1].strip() if len(words) > 1 else "")
-        if not raw[0].isspace():
-            if keyword != "routine":
-                raise fail(lineno, "expected 'routine MPI_Name', found '%s'" % keyword)
-            if not PUBLIC_RE.match(rest) or " " in rest:
-                raise fail(lineno, "'routine' needs one MPI_ routine name, found '%s'" % rest)
-            finish(cur)
-            if any(e.routine == rest for e in entries):
-                raise fail(lineno, "routine %s is listed twice" % rest)
-            cur = ExceptionEntry(routine=rest, line=lineno)
-            entries.append(cur)
-            continue
-        if cur is None:
-            raise fail(lineno, "directive '%s' outside a 'routine' block" % keyword)
+    def apply(entry, keyword, rest, fail):
         if keyword == "before":
             if not re.match(r"^[A-Za-z_]\w*$", rest):
-                raise fail(lineno, "'before' needs one C function name, found '%s'" % rest)
-            cur.before.append(rest)
+                raise fail("'before' needs one C function name, found '%s'" % rest)
+            entry.before.append(rest)
         elif keyword == "manual":
             if rest:
-                raise fail(lineno, "'manual' takes no argument, found '%s'" % rest)
-            cur.manual = True
-        elif keyword == "reason":
-            if not rest:
-                raise fail(lineno, "'reason' needs a text")
-            if cur.reason:
-                raise fail(lineno, "routine %s has two 'reason' lines" % cur.routine)
-            cur.reason = rest
-        else:
-            raise fail(lineno, "unknown directive '%s' (expected one of: %s)"
-                       % (keyword, ", ".join(_EXC_DIRECTIVES)))
-    finish(cur)
-    return entries
+                raise fail("'manual' takes no argument, found '%s'" % rest)
+            entry.manual = True
+
+    def finish(entry, fail):
+        if entry.manual and entry.before:
+            raise fail("routine %s: 'before' has no effect on a 'manual' routine "
+                       "(no stub is generated)" % entry.routine)
+
+    return read_blocks(text, path, _EXC_DIRECTIVES,
+                       lambda routine, line: ExceptionEntry(routine=routine, line=line),
+                       apply, finish)

@@ -50,9 +50,11 @@ import os
 import re
 import socket
 import statistics
-import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import benchlib  # noqa: E402
 
 SEND = re.compile(r"send_ns=([0-9.]+)")
 STREAM = re.compile(r"stream_ns=([0-9.]+)")
@@ -66,28 +68,12 @@ SINK = "module monitor_sink\n"
 
 
 def run_once(cfg, scratch, binary, conf, args, ranks=2, env_extra=None):
-    env = dict(os.environ)
-    env.pop("PNMPI_CONF", None)
-    env["HOME"] = scratch  # no stray ~/.pnmpi-conf
-    env["PNMPI_LIB_PATH"] = ":".join(cfg["module_dirs"])
-    env.update(env_extra or {})
-    if conf is not None:
-        path = os.path.join(scratch, "bench.conf")
-        with open(path, "w") as f:
-            f.write(conf)
-        env["PNMPI_CONF"] = path
-    argv = [cfg["mpiexec"]]
-    if cfg["flavor"] == "openmpi":
-        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-        argv += ["--oversubscribe", "--bind-to", "none"]
+    env = benchlib.job_env(cfg, scratch, conf, **(env_extra or {}))
+    argv = benchlib.launcher(cfg["mpiexec"], cfg["flavor"], env)
     if cfg["flavor"] == "openmpi" and ranks > 2:
         argv += ["--mca", "mpi_yield_when_idle", "1"]
     argv += ["-np", str(ranks), binary] + [str(a) for a in args]
-    proc = subprocess.run(argv, env=env, cwd=scratch, capture_output=True, text=True,
-                          timeout=600)
-    if proc.returncode != 0:
-        sys.exit("monitor_bench: %s failed (exit %d)\n%s\n%s"
-                 % (" ".join(argv), proc.returncode, proc.stdout, proc.stderr))
+    proc, _ = benchlib.run("monitor_bench", argv, env, scratch)
     return proc.stdout + proc.stderr
 
 
@@ -266,17 +252,11 @@ SYNTH_MEMORY = re.compile(r"^memory N=(\d+) pattern=(ring|halo) collectives=(per
 
 
 def run_synth(cfg, argv):
-    env = dict(os.environ)
-    env.pop("PNMPI_CONF", None)
-    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     cmd = [cfg["synth"]] + [str(a) for a in argv]
     with tempfile.TemporaryDirectory(prefix="pnmpi-bench-synth-") as scratch:
-        env["HOME"] = scratch  # no stray ~/.pnmpi-conf
-        proc = subprocess.run(cmd, env=env, cwd=scratch, capture_output=True, text=True,
-                              timeout=600)
-    if proc.returncode != 0:
-        sys.exit("monitor_bench: %s failed (exit %d)\n%s\n%s"
-                 % (" ".join(cmd), proc.returncode, proc.stdout, proc.stderr))
+        env = benchlib.job_env({}, scratch, OMPI_ALLOW_RUN_AS_ROOT="1",
+                               OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        proc, _ = benchlib.run("monitor_bench", cmd, env, scratch)
     return proc.stdout
 
 

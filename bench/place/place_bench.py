@@ -19,10 +19,11 @@ import argparse
 import json
 import os
 import re
-import statistics
-import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import benchlib  # noqa: E402
 
 LINE = re.compile(r"rank_world=([0-9.]+) rank_dup=([0-9.]+) type_size=([0-9.]+) "
                   r"send_self=([0-9.]+)")
@@ -32,33 +33,11 @@ STACKS = (("stub only", None), ("passthrough", "module passthrough\n"),
 
 
 def run_once(cfg, conf_text, calls, scratch):
-    env = dict(os.environ)
-    for name in ("PNMPI_CONF", "PNMPI_DEBUG"):
-        env.pop(name, None)
-    env["HOME"] = scratch  # no stray ~/.pnmpi-conf
-    env["PNMPI_LIB_PATH"] = ":".join(cfg["module_dirs"])
-    env["PNMPI_BE_SILENT"] = "1"
-    if conf_text is not None:
-        path = os.path.join(scratch, "bench.conf")
-        with open(path, "w") as f:
-            f.write(conf_text)
-        env["PNMPI_CONF"] = path
-    argv = [cfg["mpiexec"]]
-    if cfg["flavor"] == "openmpi":
-        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-        argv += ["--oversubscribe", "--bind-to", "none"]
+    env = benchlib.job_env(cfg, scratch, conf_text, unset=("PNMPI_DEBUG",), PNMPI_BE_SILENT="1")
+    argv = benchlib.launcher(cfg["mpiexec"], cfg["flavor"], env)
     argv += ["-np", "2", cfg["program"], str(calls)]
-    proc = subprocess.run(argv, env=env, cwd=scratch, capture_output=True, text=True,
-                          timeout=600)
-    m = LINE.search(proc.stdout)
-    if proc.returncode != 0 or not m:
-        sys.exit("place_bench: %s failed (exit %d)\n%s\n%s"
-                 % (" ".join(argv), proc.returncode, proc.stdout, proc.stderr))
+    _, m = benchlib.run("place_bench", argv, env, scratch, pattern=LINE)
     return [float(v) for v in m.groups()]
-
-
-def spread(values):
-    return "%.3f [%.3f, %.3f]" % (statistics.median(values), min(values), max(values))
 
 
 def main():
@@ -70,19 +49,18 @@ def main():
     with open(os.path.join(args.build, "bench", "place", "bench_place_config.json")) as f:
         cfg = json.load(f)
     calls = 100000 if args.quick else 20000000
-    results = {name: [] for name, _ in STACKS}
+    confs = dict(STACKS)
     with tempfile.TemporaryDirectory(prefix="pnmpi-place-bench-") as scratch:
         with open(os.path.join(scratch, "identity.txt"), "w") as f:
             f.write("0-1\n")
-        for _ in range(args.repeats):
-            for name, conf in STACKS:  # alternated: drifts of a shared machine hit all alike
-                results[name].append(run_once(cfg, conf, calls, scratch))
+        results = benchlib.alternated(args.repeats, list(confs),
+                                      lambda name: run_once(cfg, confs[name], calls, scratch))
     print("%s, 2 ranks, %d rounds, median [min, max]" % (cfg["flavor"], args.repeats))
     print("%-12s %-26s %-26s %-26s %-26s" % (("stack",) + FIELDS))
     for name, _ in STACKS:
-        cols = [spread([r[k] for r in results[name]]) for k in range(len(FIELDS))]
+        cols = [benchlib.spread([r[k] for r in results[name]]) for k in range(len(FIELDS))]
         print("%-12s %-26s %-26s %-26s %-26s" % tuple([name] + cols))
-    diffs = [spread([p[k] - q[k] for p, q in zip(results["place"], results["passthrough"])])
+    diffs = [benchlib.spread([p[k] - q[k] for p, q in zip(results["place"], results["passthrough"])])
              for k in range(len(FIELDS))]
     print("%-12s %-26s %-26s %-26s %-26s" % tuple(["place - pass"] + diffs))
 

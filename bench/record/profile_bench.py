@@ -15,9 +15,11 @@ import argparse
 import os
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import benchlib  # noqa: E402
 
 LINE = re.compile(r"calls_ns=([0-9.]+) pingpong_us=([0-9.]+)")
 
@@ -38,16 +40,10 @@ def run(build, module, calls, iterations, scratch):
             f.write("argument output %s\n" % os.path.join(scratch, "out"))
     env = dict(os.environ, PNMPI_CONF=conf, HOME=scratch,
                PNMPI_LIB_PATH=os.path.join(build, "lib", "pnmpi", "modules"))
-    argv = [mpiexec]
-    if kind == "openmpi":
-        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-        argv += ["--oversubscribe", "--bind-to", "none"]
+    argv = benchlib.launcher(mpiexec, kind, env)
     argv += ["-np", "2", os.path.join(build, "bench", "bench_overhead"), str(calls),
              str(iterations)]
-    p = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=600)
-    m = LINE.search(p.stdout)
-    if p.returncode != 0 or not m:
-        sys.exit("profile_bench: %s failed:\n%s%s" % (module, p.stdout, p.stderr))
+    _, m = benchlib.run("profile_bench", argv, env, pattern=LINE)
     return float(m.group(1)), float(m.group(2)) * 1000
 
 
@@ -58,11 +54,9 @@ def main():
     ap.add_argument("--calls", type=int, default=10000000)
     ap.add_argument("--iterations", type=int, default=100000)
     args = ap.parse_args()
-    res = {"passthrough": [], "profile": []}
     with tempfile.TemporaryDirectory() as d:
-        for _ in range(args.repeats):
-            for module in ("passthrough", "profile"):
-                res[module].append(run(args.build, module, args.calls, args.iterations, d))
+        res = benchlib.alternated(args.repeats, ("passthrough", "profile"),
+                                  lambda m: run(args.build, m, args.calls, args.iterations, d))
     print("| module | Comm_rank ns, median (min-max) | half ping-pong ns, median (min-max) |")
     print("| --- | --- | --- |")
     med = {}

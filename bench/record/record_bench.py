@@ -13,10 +13,8 @@ import argparse
 import os
 import sqlite3
 import subprocess
-import statistics
 import sys
 import tempfile
-import time
 
 import numpy as np
 
@@ -24,14 +22,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
                                 "tools", "report"))
 from pnmpi_report import record, record_synth  # noqa: E402
 
-
-def timed(fn, repeats):
-    ts = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts), min(ts), max(ts)
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from benchlib import timed  # noqa: E402
 
 
 def sqlite_write(path, meta, a):

@@ -30,9 +30,11 @@ import json
 import os
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import benchlib  # noqa: E402
 
 SEND = re.compile(r"send_ns=([0-9.]+)")
 STREAM = re.compile(r"stream_ns=([0-9.]+)")
@@ -41,26 +43,12 @@ SELFREQ = re.compile(r"selfreq_ns=([0-9.]+)")
 
 
 def run_once(cfg, scratch, binary, conf, args):
-    env = dict(os.environ)
-    env.pop("PNMPI_CONF", None)
-    env["HOME"] = scratch  # no stray ~/.pnmpi-conf
-    env["PNMPI_LIB_PATH"] = ":".join(cfg["module_dirs"])
-    env["PNMPI_BE_SILENT"] = "1"
     if conf is not None:
-        path = os.path.join(scratch, "bench.conf")
-        with open(path, "w") as f:
-            f.write(conf.format(out=os.path.join(scratch, "trace")))
-        env["PNMPI_CONF"] = path
-    argv = [cfg["mpiexec"]]
-    if cfg["flavor"] == "openmpi":
-        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-        argv += ["--oversubscribe", "--bind-to", "none"]
+        conf = conf.format(out=os.path.join(scratch, "trace"))
+    env = benchlib.job_env(cfg, scratch, conf, PNMPI_BE_SILENT="1")
+    argv = benchlib.launcher(cfg["mpiexec"], cfg["flavor"], env)
     argv += ["-np", "2", binary] + [str(a) for a in args]
-    proc = subprocess.run(argv, env=env, cwd=scratch, capture_output=True, text=True,
-                          timeout=900)
-    if proc.returncode != 0:
-        sys.exit("trace_bench: %s failed (exit %d)\n%s\n%s"
-                 % (" ".join(argv), proc.returncode, proc.stdout, proc.stderr))
+    proc, _ = benchlib.run("trace_bench", argv, env, scratch, timeout=900)
     return proc.stdout
 
 

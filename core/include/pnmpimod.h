@@ -3,7 +3,8 @@
 
 /**
  * @file pnmpimod.h
- * @brief The header PnMPI modules include: MPI, the module API, XMPI_X and XMPI_X_NewStack.
+ * @brief The header PnMPI modules include: MPI, the module API, XMPI_X, XMPI_X_NewStack and
+ * PNMPI_CONST.
  *
  * New modules need only <pnmpi/pnmpi.h> (plus <pnmpi/newstack.h> to route calls into
  * another stack).
@@ -12,6 +13,7 @@
 #define PNMPI_PNMPIMOD_COMPAT_H
 
 #include <mpi.h>
+#include <pnmpi/const.h>
 #include <pnmpi/newstack.h>
 #include <pnmpi/pnmpi.h>
 #include <pnmpi/xmpi.h>

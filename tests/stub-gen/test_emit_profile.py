@@ -62,7 +62,7 @@ class Bytes(unittest.TestCase):
                 ("routine MPI_X\n  bytes a\n  reason r\n", ":2: 'bytes' needs COUNT TYPE or none"),
                 ("routine MPI_X\n  frob y\n  reason r\n", ":2: unknown directive 'frob'"),
                 ("routine MPI_X\n  bytes none\n", ":1: routine MPI_X: missing 'reason'"),
-                ("  bytes none\n", ":1: 'bytes' outside a routine block"),
+                ("  bytes none\n", ":1: directive 'bytes' outside a 'routine' block"),
                 ("routine MPI_X\n  reason r\nroutine MPI_X\n  reason r\n",
                  ":3: routine MPI_X is listed twice")):
             with self.assertRaises(StubGenError) as cm:

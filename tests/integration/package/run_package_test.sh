@@ -12,37 +12,9 @@
 # install. Any mismatch prints what was expected and what came, and fails.
 set -euo pipefail
 
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --build) build=$2 ;;
-    --source) source=$2 ;;
-    --work) work=$2 ;;
-    --cmake) cmake=$2 ;;
-    --mpiexec) mpiexec=$2 ;;
-    --flavor) flavor=$2 ;;
-    --mpicc) mpicc=$2 ;;
-    --libdir) libdir=$2 ;;
-    --version) version=$2 ;;
-    *) echo "run_package_test.sh: unknown argument $1" >&2; exit 2 ;;
-  esac
-  shift 2
-done
-
-failures=0
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
-# expect_line FILE LINE [COUNT]: FILE holds LINE exactly COUNT times (default 1).
-expect_line() {
-  local n
-  n=$(grep -cxF -- "$2" "$1" || true)
-  if [ "$n" != "${3:-1}" ]; then
-    fail "expected ${3:-1} line(s) '$2' in $1, found $n; it holds:"
-    sed 's/^/    /' "$1" >&2
-  fi
-}
-step() { echo "== $*"; }
+# shellcheck source-path=SCRIPTDIR source=package_lib.sh
+source "$(dirname "$0")/package_lib.sh"
+parse_options run_package_test.sh "$@"
 
 rm -rf "$work"
 mkdir -p "$work"
@@ -75,13 +47,7 @@ step "build external_module/ against the installed package"
   { cat "$work/build.log" >&2; fail "building external_module failed"; exit 1; }
 grep -q "pnmpi-patch: renamed" "$work/build.log" || fail "the module was not patched"
 
-launch=("$mpiexec")
-if [ "$flavor" = openmpi ]; then
-  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-  launch+=(--oversubscribe)
-fi
-launch+=(-np 2)
-unset PNMPI_CONF PNMPI_LIB_PATH PNMPI_DEBUG LD_PRELOAD
+set_launch
 
 conf="$work/hello.conf"
 cat >"$conf" <<'EOF'
@@ -168,7 +134,7 @@ expect_line "$work/mytool.out" "empty[0]: layer 0: 1 send(s), 1 from the applica
 
 step "the environment-module files set this prefix's paths"
 modfile="$prefix/share/pnmpi/modulefiles/pnmpi/$version-$flavor"
-# name|value below the prefix ("" for the prefix itself); prepend unless marked append.
+# name|value below the prefix ("" for the prefix itself), each prepended.
 settings=("PATH|/bin" "CMAKE_PREFIX_PATH|" "PKG_CONFIG_PATH|/$libdir/pkgconfig"
   "CPATH|/include" "LIBRARY_PATH|/$libdir" "LD_LIBRARY_PATH|/$libdir")
 want_tcl="conflict pnmpi
@@ -176,7 +142,6 @@ setenv PNMPI_ROOT $prefix"
 for s in "${settings[@]}"; do
   want_tcl+=$'\n'"prepend-path ${s%%|*} $prefix${s#*|}"
 done
-want_tcl+=$'\n'"append-path PNMPI_LIB_PATH $prefix/$libdir/pnmpi/modules"
 # Tcl: the file runs with the module commands defined to print what they would do.
 # shellcheck disable=SC2016 # Tcl source: its $ are Tcl's
 printf '%s\n' 'proc setenv {var value} { puts "setenv $var $value" }' \
@@ -200,7 +165,10 @@ expect_line "$modfile.lua" "prepend_path(\"CMAKE_PREFIX_PATH\", prefix)"
 for s in "${settings[@]}"; do
   [ -n "${s#*|}" ] && expect_line "$modfile.lua" "prepend_path(\"${s%%|*}\", prefix .. \"${s#*|}\")"
 done
-expect_line "$modfile.lua" "append_path(\"PNMPI_LIB_PATH\", prefix .. \"/$libdir/pnmpi/modules\")"
+# The core searches the install's module directory itself: the files leave PNMPI_LIB_PATH.
+if grep -qE "(path|setenv)[ (\"]+PNMPI_LIB_PATH" "$modfile" "$modfile.lua"; then
+  fail "a module file sets PNMPI_LIB_PATH: the install's module directory would be searched twice"
+fi
 for f in "$modfile" "$modfile.lua"; do
   if grep -q '@PNMPI_' "$f"; then fail "$f holds an unreplaced @PNMPI_ variable"; fi
 done
@@ -221,8 +189,4 @@ int main(void) { return PNMPI_SUCCESS; }' >"$work/pc.c"
 "$mpicc" -Werror $(pkg-config --cflags pnmpi) "$work/pc.c" -o "$work/pc" \
   $(pkg-config --libs pnmpi) -Wl,-rpath,"$prefix/$libdir" || fail "compiling with pkg-config"
 
-if [ "$failures" -ne 0 ]; then
-  echo "package test: $failures failure(s) (logs in $work)" >&2
-  exit 1
-fi
-echo "package test: ok"
+finish "package test"
