@@ -7,6 +7,7 @@
 #include "monitor.h"
 
 #include <pnmpi/pnmpi.h>
+#include <pnmpi/support.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -559,8 +560,7 @@ static bool stop_if_output_unwritable() noexcept {
   report_error(problem + " (checked at MPI_Init, before the application runs)");
   if (g.site)
     return false;
-  PMPI_Abort(MPI_COMM_WORLD, 1);
-  _exit(1);
+  pnmpi_abort_job(nullptr); // the message is out: the core's job ender
 }
 
 void on_initialized() noexcept {
@@ -595,44 +595,14 @@ void on_initialized() noexcept {
   register_record_source(); // the job record's traffic (record_source.cpp)
 }
 
-// ---- exit status when output was lost --------------------------------------------------
-//
-// A rank that could not write one of its files makes its process exit with status 1, so that
-// the launcher (mpirun, mpiexec) reports the job as failed. Not in MPI_Finalize: exiting
-// before PMPI_Finalize aborts or hangs the other ranks, and exiting right after it would cut
-// off what the application does after MPI_Finalize. Instead the module's destructor does it,
-// at the very end of exit(): the dynamic loader runs it after every atexit handler and the
-// application's static destructors, and MPI is long finalised then, on every rank. Only
-// stdio is flushed by hand; destructors of libraries unloaded after this module are skipped.
-// A nonzero status the application chose itself is kept (on_exit tells it).
-
-namespace {
-
-std::atomic<bool> g_output_lost{false};
-std::atomic<int> g_exit_status{-1}; ///< exit()'s status once the process is exiting
-
-void note_exit_status(int status, void *) {
-  g_exit_status.store(status, std::memory_order_relaxed);
-}
-
-__attribute__((destructor)) void exit_failed_if_output_lost() {
-  if (!g_output_lost.load(std::memory_order_relaxed) ||
-      g_exit_status.load(std::memory_order_relaxed) != 0)
-    return; // nothing lost, not exiting (an unload), or already a failure status
-  std::fflush(nullptr);
-  _exit(1);
-}
-
-} // namespace
-
 void on_finalize() noexcept {
   static std::atomic<bool> done{false};
   if (done.exchange(true) || g.world_size == 0)
     return;
   g.record.store(0, std::memory_order_release);
   sessions_at_finalize();
-  if (!write_outputs() && !g_output_lost.exchange(true))
-    ::on_exit(note_exit_status, nullptr);
+  if (!write_outputs())
+    pnmpi_fail_at_exit(); // exit status 1 at the very end of exit() (support library)
   part_finalized();
 }
 

@@ -3,6 +3,8 @@
 
 #include "output_format.h"
 
+#include <pnmpi/support.h>
+
 #include <atomic>
 #include <cerrno>
 #include <cinttypes>
@@ -36,23 +38,8 @@ std::string prof_line(const char *type, int me, int peer, std::uint64_t bytes, s
 }
 
 std::string escape_name(const std::string &name) {
-  std::string out;
-  out.reserve(name.size());
-  for (unsigned char c : name) {
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c < 0x20 || c == 0x7f) {
-      char esc[8];
-      std::snprintf(esc, sizeof esc, "\\x%02x", c);
-      out += esc;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
+  std::string out(pnmpi_escape_name(name.c_str(), nullptr, 0) + 1, '\0');
+  out.resize(pnmpi_escape_name(name.c_str(), out.data(), out.size()));
   return out;
 }
 

@@ -702,7 +702,8 @@ TEST(Site, MonitorAndProfileBelowTheUsersToolsLeaveEveryOutputExact) {
   const std::string mon = std::string(PNMPI_TEST_SCRATCH_DIR) + "/" + test_name() + ".mon";
   const std::string site =
       "records " + logdir + "\n" +
-      module("monitor", "argument output " + mon + "\nargument files none\nargument top 0\n") +
+      module("monitor", "argument output " + mon +
+                            "\nargument files none\nargument top 0\nargument summary on\n") +
       module("profile");
   const RunResult alone = run_stack(user);
   const RunResult both = run_stack(
@@ -716,7 +717,8 @@ TEST(Site, MonitorAndProfileBelowTheUsersToolsLeaveEveryOutputExact) {
   EXPECT_EQ(report_of(both), report_of(alone));
   if (ompitrace) // each traced call once, in the application's order (minprof prints none)
     expect_sequences(both, {kMinprof, kOmpitrace});
-  // Every line of the user's tools, and only the site monitor's summary besides.
+  // Every line of the user's tools, and only the site monitor's summary besides (a site
+  // monitor is silent unless the site asks for its summary, as this one does).
   std::size_t monitor_lines = 0;
   for (const std::string &line : split_lines(both.err))
     monitor_lines += line.rfind("pnmpi monitor: ", 0) == 0;
