@@ -315,6 +315,14 @@ std::optional<Config> Core::configuration() {
   std::optional<Config> user;
   if (path)
     user = load_config_file(*path);
+  std::optional<Config> site = site_configuration(false);
+  if (!site)
+    return user;
+  Config empty;
+  return compose_configs(user ? std::move(*user) : std::move(empty), std::move(*site));
+}
+
+std::optional<Config> Core::site_configuration(bool checking) {
   std::optional<Config> site;
   std::string site_path;
   try {
@@ -324,34 +332,75 @@ std::optional<Config> Core::configuration() {
       site = load_config_file(*found, ConfigKind::Site);
     }
   } catch (const Error &e) {
-    site_warning(std::string(e.what()) + "; the job runs without the site's modules", true);
-    site.reset();
+    // pnmpi-info reads the site configuration itself and says what is wrong with it.
+    if (!checking)
+      site_warning(std::string(e.what()) + "; the job runs without the site's modules", true);
+    return std::nullopt;
   }
-  if (site) {
-    set_site_records(site->site.records);
-    const char *optout = std::getenv("PNMPI_SITE_DISABLE");
-    const bool opted_out = optout != nullptr && std::strcmp(optout, "1") == 0;
-    char exe[4096];
-    const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
-    const std::string program = n > 0 ? std::string(exe, static_cast<std::size_t>(n)) : "";
-    if (!site_applies_to(site->site, program)) {
-      debug(1, "site configuration " + site_path + ": " + program +
-                   " is excluded ('exclude' rules): no site modules");
-      site.reset();
-    } else if (opted_out && site->site.optout) {
-      debug(1, "PNMPI_SITE_DISABLE=1: no site modules");
-      site.reset();
-    } else if (opted_out) {
-      site_warning("PNMPI_SITE_DISABLE=1 is ignored: the site configuration " +
-                       where(site_path, site->site.optout_line) +
-                       " does not allow turning its modules off ('optout deny')",
-                   true);
-    }
+  if (!site || checking)
+    return site;
+  set_site_records(site->site.records);
+  const char *optout = std::getenv("PNMPI_SITE_DISABLE");
+  const bool opted_out = optout != nullptr && std::strcmp(optout, "1") == 0;
+  char exe[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+  const std::string program = n > 0 ? std::string(exe, static_cast<std::size_t>(n)) : "";
+  if (!site_applies_to(site->site, program)) {
+    debug(1, "site configuration " + site_path + ": " + program +
+                 " is excluded ('exclude' rules): no site modules");
+    return std::nullopt;
   }
-  if (!site)
-    return user;
-  Config empty;
-  return compose_configs(user ? std::move(*user) : std::move(empty), std::move(*site));
+  if (opted_out && site->site.optout) {
+    debug(1, "PNMPI_SITE_DISABLE=1: no site modules");
+    return std::nullopt;
+  }
+  if (opted_out)
+    site_warning("PNMPI_SITE_DISABLE=1 is ignored: the site configuration " +
+                     where(site_path, site->site.optout_line) +
+                     " does not allow turning its modules off ('optout deny')",
+                 true);
+  return site;
+}
+
+int Core::check_arguments(int layer) {
+  m_checking = true;
+  const std::optional<std::string> path = find_config_file(ConfigSearch::from_environment());
+  std::optional<Config> config;
+  if (path)
+    config = load_config_file(*path);
+  if (std::optional<Config> site = site_configuration(true)) {
+    Config empty;
+    config = compose_configs(config ? std::move(*config) : std::move(empty), std::move(*site));
+  }
+  if (!config || layer < 0 || layer >= static_cast<int>(config->modules.size()))
+    return kCheckNoLayer;
+  SearchPathInputs search;
+  search.lib_path = std::getenv("PNMPI_LIB_PATH");
+  search.libdir = own_library_directory();
+  std::vector<std::string> problems; // pnmpi-info reports the files' own problems
+  m_plan = plan_config(std::move(*config), module_search_path(search), Core::routines(), &problems);
+  m_disabled.assign(m_plan.layers.size(), false);
+  for (const PlannedLayer &planned : m_plan.layers)
+    m_layers.push_back({planned.spec, {nullptr, nullptr, 0}});
+  number_handles();
+  m_loaded = true;
+  const PlannedLayer &planned = m_plan.layers[static_cast<std::size_t>(layer)];
+  if (planned.file == nullptr || planned.file->image.pnmpi_syms.count("pnmpi_module_check") == 0)
+    return kCheckNotOffered;
+  // Lazy binding: the module's calls into the layers below are never made here.
+  void *handle = ::dlopen(planned.path.c_str(), RTLD_LAZY | RTLD_LOCAL);
+  void *fn = handle != nullptr ? ::dlsym(handle, "pnmpi_module_check") : nullptr;
+  if (fn == nullptr) {
+    const char *why = ::dlerror();
+    print_error(module_context(*planned.spec, m_plan.config) +
+                ": cannot be opened to check its arguments: " +
+                (why != nullptr ? shown(why) : std::string("no pnmpi_module_check")));
+    return kCheckFailed;
+  }
+  m_hook_layer = layer;
+  const int rc = reinterpret_cast<int (*)(PNMPI_modHandle_t)>(fn)(module_handle(layer));
+  m_hook_layer = -1;
+  return rc == PNMPI_SUCCESS ? kCheckPassed : kCheckFailed;
 }
 
 void Core::link_layers(const std::vector<std::uintptr_t> &bases,
@@ -614,6 +663,17 @@ void pnmpi_core_finalize(void) {
   if (done.exchange(true))
     return;
   Core::instance().finalize();
+}
+
+int pnmpi_check_module_arguments(int layer) {
+  try {
+    return Core::instance().check_arguments(layer);
+  } catch (const pnmpi::Error &e) {
+    pnmpi::print_error(e.what());
+  } catch (const std::exception &e) {
+    pnmpi::print_error(std::string("internal error while checking module arguments: ") + e.what());
+  }
+  return pnmpi::kCheckFailed;
 }
 
 pnmpi_fn_any pnmpi_next_by_caller(unsigned id, const void *return_address) {

@@ -672,16 +672,22 @@ extern "C" {
 
 PNMPI_MODULE_ARGUMENTS(PNMPI_MONITOR_ARGUMENT_KEYS);
 
+/// The options (read_options, the job's own reader): pnmpi-info --check runs this too.
+PNMPI_EXPORT int pnmpi_module_check(PNMPI_modHandle_t self) {
+  const Lookup environment = [](const char *name) -> const char * { return std::getenv(name); };
+  std::string error;
+  if (read_options(self, environment, g.options, error))
+    return PNMPI_SUCCESS;
+  if (!error.empty()) // else the core has printed it
+    report_error(error);
+  return PNMPI_BADARG;
+}
+
 PNMPI_EXPORT void PNMPI_RegistrationPoint(void) {
   PNMPI_modHandle_t self = PNMPI_MODHANDLE_NULL;
   PNMPI_Service_GetModuleSelf(&self); // on failure the readers say PNMPI_NOMODULE
-  const Lookup environment = [](const char *name) -> const char * { return std::getenv(name); };
-  std::string error;
-  if (!read_options(self, environment, g.options, error)) {
-    if (!error.empty()) // else the core has printed it
-      report_error(error);
+  if (pnmpi_module_check(self) != PNMPI_SUCCESS)
     _exit(1);
-  }
   RoutineId::resolve_all();
   register_sessions_service();
 }
