@@ -244,9 +244,12 @@ void Core::load() {
       continue;
     }
     try {
+      m_opening_layer = index;
       m_layers.push_back(
           {planned.spec, load_module_copy(*planned.file, *planned.spec, config, copies, index)});
+      m_opening_layer = -1;
     } catch (const std::exception &e) {
+      m_opening_layer = -1;
       // A site layer that cannot be loaded, for any reason (memory included), is left out.
       if (!planned.spec->site)
         throw;
@@ -388,7 +391,9 @@ int Core::check_arguments(int layer) {
   if (planned.file == nullptr || planned.file->image.pnmpi_syms.count("pnmpi_module_check") == 0)
     return kCheckNotOffered;
   // Lazy binding: the module's calls into the layers below are never made here.
+  m_opening_layer = layer;
   void *handle = ::dlopen(planned.path.c_str(), RTLD_LAZY | RTLD_LOCAL);
+  m_opening_layer = -1;
   void *fn = handle != nullptr ? ::dlsym(handle, "pnmpi_module_check") : nullptr;
   if (fn == nullptr) {
     const char *why = ::dlerror();
@@ -401,6 +406,23 @@ int Core::check_arguments(int layer) {
   const int rc = reinterpret_cast<int (*)(PNMPI_modHandle_t)>(fn)(module_handle(layer));
   m_hook_layer = -1;
   return rc == PNMPI_SUCCESS ? kCheckPassed : kCheckFailed;
+}
+
+void Core::mpi_called_while_opening(const char *routine) const {
+  const PlannedLayer &planned = m_plan.layers[static_cast<std::size_t>(m_opening_layer)];
+  const std::string message =
+      module_context(*planned.spec, m_plan.config) + " (" + shown(planned.path) +
+      "): code that runs while the module is opened (a constructor, or a static object's) "
+      "called " +
+      routine +
+      ", before pnmpi has bound the layers and before MPI is initialised; call MPI from the "
+      "module's MPI_Init wrapper (after PMPI_Init) or later";
+  if (m_checking) { // pnmpi-info: this process only, no MPI job to end
+    print_error(message);
+    std::fflush(nullptr);
+    ::_exit(kCheckFailed);
+  }
+  fatal(message);
 }
 
 void Core::link_layers(const std::vector<std::uintptr_t> &bases,
@@ -651,6 +673,8 @@ void pnmpi_fortran_missing(const char *name) {
 }
 
 void pnmpi_core_pending(unsigned id) {
+  if (Core::instance().opening_layer() >= 0)
+    Core::instance().mpi_called_while_opening(pnmpi_routine_names[id]);
   if (g_loaded.load(std::memory_order_acquire) || !mpi_started())
     return;
   or_fatal("while checking how MPI was started", [id] {
@@ -678,6 +702,8 @@ int pnmpi_check_module_arguments(int layer) {
 
 pnmpi_fn_any pnmpi_next_by_caller(unsigned id, const void *return_address) {
   const Core &core = Core::instance();
+  if (__builtin_expect(core.opening_layer() >= 0, 0))
+    core.mpi_called_while_opening(pnmpi_routine_names[id]);
   const int layer = core.layer_at(return_address);
   if (layer < 0) // not called from a module: enter the routine's chain from the top
     return pnmpi_routine_wrapped(id) ? pnmpi_head[id] : pnmpi_pmpi_table[id];

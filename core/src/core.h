@@ -50,6 +50,13 @@ public:
   /// Whether check_arguments() is running.
   bool checking() const { return m_checking; }
 
+  /// The layer whose module file is being opened (its constructors run), or -1.
+  int opening_layer() const { return m_opening_layer; }
+  /// Ends the job (the process, in check_arguments) because layer opening_layer()'s code
+  /// called MPI routine `routine` while its module was being opened: names the module, its
+  /// line and its file.
+  [[noreturn]] void mpi_called_while_opening(const char *routine) const;
+
   /// Runs every layer's finalize hooks, PNMPI_Fini then pnmpi_module_finalize (from
   /// MPI_Finalize, while MPI works).
   void finalize();
@@ -140,6 +147,7 @@ private:
   bool m_loaded = false;
   bool m_loading = false;
   bool m_checking = false;
+  int m_opening_layer = -1;
   LayerPlan m_plan;
   std::vector<Layer> m_layers;
   LinkStacks m_stacks;

@@ -106,4 +106,26 @@ TEST(GoodValues, CheckSaysOkAndTheJobRuns) {
   EXPECT_EQ(r.exit_code, 0) << describe(r);
 }
 
+// A module whose constructor calls MPI (issue 26 item 11): the job stops naming the module,
+// its line and its file, on every MPI.
+TEST(Constructor, AModuleConstructorThatCallsMpiIsNamed) {
+  const std::string conf = test_conf_file("module ctor_mpi\n");
+  MpiJob j;
+  j.program = {TOOLS_TEST_APP};
+  j.env["PNMPI_LIB_PATH"] = TOOLS_TEST_MODULE_DIR;
+  j.env["PNMPI_CONF"] = conf;
+  const RunResult r = run_mpi(j);
+  EXPECT_NE(r.exit_code, 0) << describe(r);
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_FALSE(lines_with(r.err, "pnmpi: " + conf + ":1: module 'ctor_mpi' (" +
+                                     TOOLS_TEST_MODULE_DIR +
+                                     "/ctor_mpi.so): code that runs while the module is opened "
+                                     "(a constructor, or a static object's) called "
+                                     "MPI_Comm_rank, before pnmpi has bound the layers and "
+                                     "before MPI is initialised; call MPI from the module's "
+                                     "MPI_Init wrapper (after PMPI_Init) or later")
+                   .empty())
+      << describe(r);
+}
+
 } // namespace
