@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <link.h>
 #include <mpi.h>
 #include <mutex>
 #include <unistd.h>
@@ -626,9 +627,55 @@ bool mpi_started() {
   return initialized != 0 || finalized != 0;
 }
 
+/// The files of the other copies of pnmpi loaded in this process (a program linked with
+/// libpnmpi.a and a preloaded libpnmpi.so, or two installs of different versions): every
+/// loaded object that itself defines pnmpi's API, other than this one.
+std::vector<std::string> other_pnmpi_copies(std::string &own) {
+  Dl_info self;
+  if (::dladdr(reinterpret_cast<void *>(&pnmpi_check_module_arguments), &self) == 0)
+    return {};
+  own = self.dli_fname != nullptr ? self.dli_fname : "?";
+  struct Search {
+    const void *own_base;
+    std::vector<std::string> others;
+  } search{self.dli_fbase, {}};
+  ::dl_iterate_phdr(
+      [](struct dl_phdr_info *info, std::size_t, void *arg) {
+        auto *s = static_cast<Search *>(arg);
+        const bool program = info->dlpi_name == nullptr || *info->dlpi_name == '\0';
+        void *handle = ::dlopen(program ? nullptr : info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+        if (handle == nullptr)
+          return 0;
+        void *api = ::dlsym(handle, "pnmpi_check_module_arguments");
+        Dl_info where;
+        if (api != nullptr && ::dladdr(api, &where) != 0 && where.dli_fbase != s->own_base &&
+            where.dli_fname != nullptr &&
+            std::find(s->others.begin(), s->others.end(), where.dli_fname) == s->others.end())
+          s->others.emplace_back(where.dli_fname);
+        ::dlclose(handle);
+        return 0;
+      },
+      &search);
+  return search.others;
+}
+
 // Before main: the MPI language bindings loaded with the program enter the chain before
 // the application's first MPI call.
 __attribute__((constructor)) void redirect_bindings_at_start() {
+  // Two copies of pnmpi would each load the modules and route MPI: say so, naming both
+  // files, before either is used (the first copy's constructor ends the process).
+  std::string own;
+  const std::vector<std::string> copies = other_pnmpi_copies(own);
+  if (!copies.empty()) {
+    pnmpi::print_error(
+        "two copies of pnmpi are loaded in this process: " + pnmpi::shown(own) + " and " +
+        pnmpi::shown(copies.front()) +
+        " (a program linked with one, libpnmpi.a or an install's libpnmpi.so, and another "
+        "preloaded with LD_PRELOAD or pnmpi-run, or two installs). Each would load the modules "
+        "and route MPI on its own. Use one: run a program linked with pnmpi without preloading "
+        "pnmpi (not under pnmpi-run), or preload pnmpi into a program that is not linked with it");
+    ::_exit(1);
+  }
   // A program built for another MPI has both MPIs loaded now: say so, before either is
   // used (ending the job through MPI is not possible with two of them: just this rank).
   const std::vector<std::string> other = pnmpi::loaded_other_mpis();

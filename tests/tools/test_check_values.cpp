@@ -128,4 +128,24 @@ TEST(Constructor, AModuleConstructorThatCallsMpiIsNamed) {
       << describe(r);
 }
 
+// Two copies of pnmpi in one process (issue 26 item 11): a program linked with libpnmpi.a and
+// libpnmpi.so preloaded is told so, both files named, not blamed on a direct PMPI_Init.
+TEST(TwoCopies, BothFilesAreNamed) {
+  MpiJob j;
+  j.program = {TOOLS_TEST_STATIC_APP};
+  j.preload = TOOLS_TEST_LIBPNMPI;
+  j.env["PNMPI_LIB_PATH"] = PNMPI_MODULE_BUILD_DIR;
+  j.env["PNMPI_CONF"] = test_conf_file("module delay\n");
+  const RunResult r = run_mpi(j);
+  EXPECT_NE(r.exit_code, 0) << describe(r);
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_FALSE(lines_with(r.err, std::string("pnmpi: two copies of pnmpi are loaded in this "
+                                             "process: ") +
+                                     TOOLS_TEST_STATIC_APP + " and " + TOOLS_TEST_LIBPNMPI +
+                                     " (a program linked with one")
+                   .empty())
+      << describe(r);
+  EXPECT_TRUE(lines_with(r.err, "called PMPI_Init directly").empty()) << describe(r);
+}
+
 } // namespace
