@@ -7,11 +7,13 @@
 // aborts the job: every launcher then ends every rank promptly. The error has been printed
 // before this runs, so each failing rank's message comes out even if another rank's abort
 // ends the job first. log.cpp stays free of MPI (pnmpi-info shares it); this file is
-// libpnmpi's only and installs the hook when the library is loaded.
+// libpnmpi's only and installs the hook when the library is loaded. Modules end the job
+// through the same path (pnmpi_abort_job, pnmpi_await_abort in <pnmpi/pnmpi.h>).
 
 #include <cstdlib>
 #include <ctime>
 #include <mpi.h>
+#include <pnmpi/pnmpi.h>
 
 #include "launcher.h"
 #include "log.h"
@@ -44,3 +46,24 @@ struct InstallJobEnder {
 } install_job_ender;
 
 } // namespace
+
+extern "C" {
+
+PNMPI_EXPORT void pnmpi_abort_job(const char *message) {
+  if (message != nullptr)
+    pnmpi::print_error(message);
+  pnmpi::end_job();
+}
+
+PNMPI_EXPORT void pnmpi_await_abort(void) {
+  // The reporting rank's abort ends this process; sleeping rather than entering a
+  // collective keeps this rank out of MPI, whatever state its communicators are in. If no
+  // abort comes (the reporting rank died first), this rank ends the job itself.
+  for (int i = 0; i < 40; ++i) {
+    const timespec pause{0, 250 * 1000 * 1000};
+    ::nanosleep(&pause, nullptr);
+  }
+  pnmpi::end_job();
+}
+
+} // extern "C"

@@ -61,6 +61,10 @@ void set_job_ender(JobEnder ender) {
 
 void fatal(const std::string &message) {
   print_error(message);
+  end_job();
+}
+
+void end_job() {
   // Once only: a second fatal error (another thread, or one raised while ending the job)
   // just leaves.
   static std::atomic<bool> ending{false};

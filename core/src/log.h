@@ -30,6 +30,9 @@ void set_job_ender(JobEnder ender);
 /// cannot go on.
 [[noreturn]] void fatal(const std::string &message);
 
+/// Ends the job as fatal() does, without printing (the message is out already).
+[[noreturn]] void end_job();
+
 /// `token` as a message shows it: whole when it is at most 200 bytes long, else its start
 /// and its end around `...(N bytes)...`, 200 bytes in all (never a UTF-8 character cut), so
 /// that a huge name or path cannot make huge messages. The one shortener of the core,

@@ -26,7 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "order_file.h"
@@ -255,18 +254,13 @@ static int decide_order(int size, const int32_t *slot_host, int hosts, int *rank
   return map_run(size, slot_host, hosts, rank_of_slot);
 }
 
-/* Ends the job after rank 0 has printed why. Only rank 0 aborts: an abort from another rank
- * could end the job before MPICH's launcher has passed rank 0's message on; the others wait
- * in a barrier rank 0 never enters, until its abort ends them. */
+/* Ends the job after rank 0 has printed why (the core's job ender: a pause for the launcher
+ * to pass the message on, then MPI_Abort). Only rank 0 aborts: an abort from another rank
+ * could end the job before MPICH's launcher has passed rank 0's message on. */
 static void stop_job(int rank) {
-  if (rank != 0)
-    PMPI_Barrier(MPI_COMM_WORLD);
-  /* Hydra stops forwarding output once a rank aborts: a quarter of a second lets it pass
-   * rank 0's message on first (an empty stderr was seen once without it). */
-  const struct timespec pause = {0, 250 * 1000 * 1000};
-  nanosleep(&pause, NULL);
-  PMPI_Abort(MPI_COMM_WORLD, 1);
-  _exit(1);
+  if (rank == 0)
+    pnmpi_abort_job(NULL);
+  pnmpi_await_abort();
 }
 
 static void start(void) {

@@ -17,6 +17,7 @@
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vector>
 
 PNMPI_MODULE_ARGUMENTS("output parts split");
 
@@ -214,6 +215,18 @@ void profile_init_end(int rc) {
   id[sizeof id - 1] = '\0';
   if (h != nullptr)
     std::memcpy(h->job_id, id, sizeof id);
+  // Every rank's host in every part file: a killed multi-node job leaves its parts on their
+  // nodes, and pnmpi-report names the host whose parts are missing (docs/record.md).
+  char host[sizeof h->host] = {};
+  if (h != nullptr)
+    std::memcpy(host, h->host, sizeof host - 1);
+  else
+    gethostname(host, sizeof host - 1);
+  std::vector<char> hosts(static_cast<std::size_t>(size) * sizeof host);
+  PMPI_Allgather(host, static_cast<int>(sizeof host), MPI_CHAR, hosts.data(),
+                 static_cast<int>(sizeof host), MPI_CHAR, MPI_COMM_WORLD);
+  if (h != nullptr)
+    pnmpi_part_hosts(hosts.data(), sizeof host, size);
 }
 
 void profile_finalize_begin(void) {

@@ -46,11 +46,11 @@ std::string make_directories(const std::string &path) {
       continue;
     const std::string part = path.substr(0, i);
     if (::mkdir(part.c_str(), 0755) != 0 && errno != EEXIST)
-      return "cannot create directory '" + part + "': " + errno_text();
+      return "cannot create directory '" + shown(part) + "': " + errno_text();
   }
   struct stat st;
   if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    return "'" + path + "' is not a directory";
+    return "'" + shown(path) + "' is not a directory";
   return "";
 }
 
@@ -84,15 +84,28 @@ std::string remove_files(const std::string &dir, std::initializer_list<const cha
   return other;
 }
 
+/// Removes what write_file() leaves of a file whose writing was cut short (".NAME.XXXXXX")
+/// from a directory only the trace writes in.
+void remove_temporaries(const std::string &dir) {
+  if (DIR *d = ::opendir(dir.c_str())) {
+    while (const dirent *e = ::readdir(d)) {
+      const std::string name = e->d_name;
+      if (name[0] == '.' && name != "." && name != "..")
+        std::remove((dir + "/" + name).c_str());
+    }
+    ::closedir(d);
+  }
+}
+
 /// Removes an archive directory's `traces/` (its .evt and .def files only); an error message
 /// if it holds anything else, or cannot be removed.
 std::string remove_traces(const std::string &dir) {
   const std::string traces = dir + "/traces";
   const std::string other = remove_files(traces, {".evt", ".def"});
   if (::rmdir(traces.c_str()) != 0 && errno != ENOENT)
-    return "cannot remove '" + traces + "': " +
+    return "cannot remove '" + shown(traces) + "': " +
            (other.empty() ? errno_text()
-                          : "it holds '" + other + "', which the trace did not write");
+                          : "it holds '" + shown(other) + "', which the trace did not write");
   return "";
 }
 
@@ -101,10 +114,12 @@ std::string remove_archive_dir(const std::string &dir) {
   std::string error = remove_traces(dir);
   if (!error.empty())
     return error;
-  for (const char *name : {"traces.def", "summary.txt", "traces.otf2", "summary.txt.tmp"})
+  for (const char *name : {"traces.def", "summary.txt", "traces.otf2"})
     std::remove((dir + "/" + name).c_str());
+  // The temporary copy of a summary.txt whose writing was cut short (write_file).
+  remove_temporaries(dir);
   if (::rmdir(dir.c_str()) != 0 && errno != ENOENT)
-    return "cannot remove '" + dir + "': " + errno_text();
+    return "cannot remove '" + shown(dir) + "': " + errno_text();
   return "";
 }
 
@@ -117,24 +132,6 @@ const char kEarlierText[] =
     "An archive beside this file (traces.otf2, traces.def, traces/, summary.txt) is an\n"
     "earlier run's, left as it was.\n";
 
-std::atomic<bool> g_output_lost{false};
-std::atomic<int> g_exit_status{-1}; ///< exit()'s status once the process is exiting
-
-void note_exit_status(int status, void *) {
-  g_exit_status.store(status, std::memory_order_relaxed);
-}
-
-// As the monitor does (modules/monitor/monitor.cpp): not in MPI_Finalize, where exiting
-// would abort or hang the other ranks, but at the very end of exit(), after the application's
-// own code, with MPI long finalised. A nonzero status the application chose is kept.
-__attribute__((destructor)) void exit_failed_if_output_lost() {
-  if (!g_output_lost.load(std::memory_order_relaxed) ||
-      g_exit_status.load(std::memory_order_relaxed) != 0)
-    return;
-  std::fflush(nullptr);
-  _exit(1);
-}
-
 } // namespace
 
 std::string spill_path(std::uint32_t thread) {
@@ -146,32 +143,15 @@ std::string staging_dir() {
   return g.output + kStaging;
 }
 
+std::string shown(const std::string &name) {
+  std::string out(pnmpi_escape_name(name.c_str(), nullptr, 0), '\0');
+  pnmpi_escape_name(name.c_str(), &out[0], out.size() + 1);
+  return out;
+}
+
 std::string write_file(const std::string &path, const std::string &text) {
-  const std::string temporary = path + ".tmp";
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return "cannot write '" + path + "': " + errno_text();
-  const char *p = text.data();
-  std::size_t left = text.size();
-  while (left > 0) {
-    const ssize_t n = ::write(fd, p, left);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0) {
-      const std::string why = n < 0 ? errno_text() : "nothing written";
-      ::close(fd);
-      std::remove(temporary.c_str());
-      return "cannot write '" + path + "': " + why;
-    }
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
-  if (::close(fd) != 0 || std::rename(temporary.c_str(), path.c_str()) != 0) {
-    const std::string why = errno_text();
-    std::remove(temporary.c_str());
-    return "cannot write '" + path + "': " + why;
-  }
-  return "";
+  const int e = pnmpi_write_file_atomic(path.c_str(), text.data(), text.size());
+  return e == 0 ? "" : "cannot write '" + shown(path) + "': " + std::strerror(e);
 }
 
 std::string prepare_output() {
@@ -192,10 +172,10 @@ std::string prepare_output() {
   // directory the trace could not remove.
   const std::string other = remove_files(g.output + "/traces", {".evt", ".def"}, false);
   if (!other.empty())
-    return "cannot replace the earlier archive in '" + g.output + "/traces': it holds '" + other +
-           "', which the trace did not write";
+    return "cannot replace the earlier archive in '" + shown(g.output) + "/traces': it holds '" +
+           shown(other) + "', which the trace did not write";
   if (::mkdir(staging_dir().c_str(), 0755) != 0)
-    return "cannot create directory '" + staging_dir() + "': " + errno_text();
+    return "cannot create directory '" + shown(staging_dir()) + "': " + errno_text();
   return write_file(g.output + "/INCOMPLETE", std::string(kIncompleteText) + kEarlierText);
 }
 
@@ -205,17 +185,18 @@ std::string commit_archive() {
   struct stat st;
   if (::lstat((g.output + "/traces").c_str(), &st) == 0) {
     if (::mkdir(aside.c_str(), 0755) != 0 && errno != EEXIST)
-      return "cannot create directory '" + aside + "': " + errno_text();
+      return "cannot create directory '" + shown(aside) + "': " + errno_text();
     if (std::rename((g.output + "/traces").c_str(), (aside + "/traces").c_str()) != 0)
-      return "cannot move the earlier archive's '" + g.output + "/traces' aside: " + errno_text();
+      return "cannot move the earlier archive's '" + shown(g.output) +
+             "/traces' aside: " + errno_text();
   }
   for (const char *name : kArchiveFiles) {
     const std::string from = staging_dir() + "/" + name, to = g.output + "/" + name;
     if (std::rename(from.c_str(), to.c_str()) != 0)
-      return "cannot move '" + from + "' to '" + to + "': " + errno_text();
+      return "cannot move '" + shown(from) + "' to '" + shown(to) + "': " + errno_text();
   }
   if (std::remove((g.output + "/INCOMPLETE").c_str()) != 0)
-    return "cannot remove '" + g.output + "/INCOMPLETE': " + errno_text();
+    return "cannot remove '" + shown(g.output) + "/INCOMPLETE': " + errno_text();
   std::string error = remove_archive_dir(staging_dir());
   const std::string aside_error = remove_archive_dir(aside);
   return error.empty() ? aside_error : error;
@@ -234,11 +215,6 @@ std::string mark_failed(const std::string &failures) {
                         "The unfinished archive was removed. The raw records flushed during "
                         "the run are in raw/\n(64-byte records, see docs/trace.md).\n" +
                         (earlier ? kEarlierText : ""));
-}
-
-void fail_at_exit() noexcept {
-  if (!g_output_lost.exchange(true))
-    ::on_exit(note_exit_status, nullptr);
 }
 
 } // namespace pnmpi::trace

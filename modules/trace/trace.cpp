@@ -131,7 +131,7 @@ static bool flush(ThreadBuffer *b) noexcept {
     return true;
   if (b->fd == -2) {
     errno = EIO;
-    spill_failed(b, n, "cannot write spill file '" + spill_path(b->index) + "'");
+    spill_failed(b, n, "cannot write spill file '" + shown(spill_path(b->index)) + "'");
     b->flushes++;
     b->pos = b->base;
     return false;
@@ -140,7 +140,7 @@ static bool flush(ThreadBuffer *b) noexcept {
     const std::string path = spill_path(b->index);
     b->fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (b->fd < 0) {
-      spill_failed(b, n, "cannot create spill file '" + path + "'");
+      spill_failed(b, n, "cannot create spill file '" + shown(path) + "'");
       b->pos = b->base;
       return false;
     }
@@ -158,7 +158,7 @@ static bool flush(ThreadBuffer *b) noexcept {
       b->fd = -2; // unusable: every later flush is lost, the records so far are kept
     }
     errno = error;
-    spill_failed(b, n, "cannot write spill file '" + spill_path(b->index) + "'");
+    spill_failed(b, n, "cannot write spill file '" + shown(spill_path(b->index)) + "'");
   }
   b->flushes++;
   b->pos = b->base;
@@ -458,7 +458,7 @@ void read_arguments(PNMPI_modHandle_t self) {
         if (word == kRoutines[r].name)
           found = r;
       if (found < 0) {
-        const std::string problem = "names '" + word +
+        const std::string problem = "names '" + shown(word) +
                                     "', not a routine the trace wraps: name routines as "
                                     "MPI_Send, separated by commas (docs/trace.md lists them)";
         pnmpi_argument_refuse(self, "routines", problem.c_str());
@@ -525,18 +525,15 @@ void start() {
   std::string error = g.rank == 0 ? prepare_output() : "";
   int failed = error.empty() ? 0 : 1;
   PMPI_Bcast(&failed, 1, MPI_INT, 0, g.comm);
-  if (failed) {
-    // Only rank 0, which has the message, ends the job: an abort from another rank can
-    // end it before MPICH's launcher has passed rank 0's message on. The others wait in a
-    // barrier rank 0 never enters, until its abort ends them.
-    if (g.rank == 0)
-      report(error + "; choose a writable directory with 'argument output DIR' under 'module "
-                     "trace' in the configuration");
-    else
-      PMPI_Barrier(g.comm);
-    PMPI_Abort(MPI_COMM_WORLD, 1);
-    _exit(1);
-  }
+  // Only rank 0, which has the message, ends the job: an abort from another rank could end
+  // it before MPICH's launcher has passed rank 0's message on.
+  if (failed && g.rank == 0)
+    pnmpi_abort_job(("module 'trace': " + error +
+                     "; choose a writable directory with 'argument output DIR' under 'module "
+                     "trace' in the configuration")
+                        .c_str());
+  if (failed)
+    pnmpi_await_abort();
 
   char host[256] = {};
   gethostname(host, sizeof host - 1);
@@ -579,9 +576,9 @@ void finish_archive(const std::string &error) {
     // fails, as for any other output lost.
     report("rank " + std::to_string(g.rank) + ": " + std::to_string(lost) +
            " events are missing from the archive: " + std::to_string(lost_threads) +
-           " thread(s) could not write their spill files in '" + g.output + "/raw' (" +
+           " thread(s) could not write their spill files in '" + shown(g.output) + "/raw' (" +
            std::strerror(lost_errno) + ")");
-    fail_at_exit();
+    pnmpi_fail_at_exit();
   }
   if (!error.empty())
     report("rank " + std::to_string(g.rank) + ": " + error);
@@ -590,7 +587,7 @@ void finish_archive(const std::string &error) {
   const std::vector<std::string> errors =
       gather(error.empty() ? "" : "  rank " + std::to_string(g.rank) + ": " + error + "\n");
   if (any) {
-    fail_at_exit();
+    pnmpi_fail_at_exit();
     if (g.rank == 0) {
       std::string lines;
       for (const std::string &e : errors)
@@ -598,7 +595,8 @@ void finish_archive(const std::string &error) {
       struct stat st;
       const bool earlier = ::stat((g.output + "/traces.otf2").c_str(), &st) == 0;
       const std::string marked = mark_failed(lines);
-      report("the archive in '" + g.output + "' was not written (see " + g.output + "/INCOMPLETE)" +
+      report("the archive in '" + shown(g.output) + "' was not written (see " + shown(g.output) +
+             "/INCOMPLETE)" +
              (earlier ? "; the earlier run's archive there is left as it was" : "") +
              (marked.empty() ? "" : "; " + marked));
     }
@@ -608,7 +606,7 @@ void finish_archive(const std::string &error) {
     const std::string moved = commit_archive();
     if (!moved.empty()) {
       report(moved);
-      fail_at_exit();
+      pnmpi_fail_at_exit();
     }
   }
   // The raw records are in the archive now.

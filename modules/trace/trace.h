@@ -25,6 +25,7 @@
 #endif
 #include <mpi.h>
 #include <pnmpi/pnmpi.h>
+#include <pnmpi/support.h>
 
 #include <atomic>
 #include <cstdint>
@@ -392,9 +393,9 @@ std::string mark_failed(const std::string &failures);
 /// Writes `text` to `path` whole or not at all (a temporary file renamed over it). An error
 /// message naming the file, or empty.
 std::string write_file(const std::string &path, const std::string &text);
-/// Makes the process end with exit status 1 (unless it already fails), at the very end of
-/// exit(), after MPI_Finalize: the trace's output was lost.
-void fail_at_exit() noexcept;
+/// A name from an input (a path, a host) as messages and summary.txt show it: control
+/// characters escaped (pnmpi_escape_name), so that it cannot forge lines.
+std::string shown(const std::string &name);
 
 /// The host name of every rank (gathered at MPI_Init).
 const std::vector<std::string> &hosts();

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
@@ -121,7 +122,20 @@ RunResult run(const std::vector<std::string> &argv, const std::map<std::string, 
   return result;
 }
 
-RunResult run_mpi(const MpiJob &job) {
+namespace {
+
+/// Open MPI 4's launcher can report a rank that finished normally as "process rank N with
+/// PID 0 ... exiting improperly" and exit 1: its daemon saw the rank's output close before
+/// waitpid() told it the exit status (open-mpi/ompi#7833, #9389; seen here once in 235
+/// jobs beside `stress-ng --cpu 4`). PID 0 means the launcher lost the process, not that
+/// the process failed (a rank that really exits early is named with its PID).
+bool open_mpi_lost_a_finished_rank(const RunResult &r) {
+  return std::string(PNMPI_TEST_MPI_FLAVOR) == "openmpi" && r.exit_code == 1 &&
+         r.err.find(" with PID 0 on\nnode ") != std::string::npos &&
+         r.err.find("exiting improperly") != std::string::npos;
+}
+
+RunResult run_mpi_once(const MpiJob &job) {
   std::vector<std::string> argv{PNMPI_TEST_MPIEXEC};
   std::map<std::string, std::string> env = job.env;
   if (!job.banner)
@@ -163,6 +177,19 @@ RunResult run_mpi(const MpiJob &job) {
   }
   if (!rank_dir.empty())
     ::rmdir(rank_dir.c_str());
+  return result;
+}
+
+} // namespace
+
+RunResult run_mpi(const MpiJob &job) {
+  RunResult result = run_mpi_once(job);
+  if (open_mpi_lost_a_finished_rank(result)) {
+    // The job once more, said in the test's output; its result is the one checked.
+    std::fprintf(stderr, "run_mpi: Open MPI's launcher lost a finished rank (PID 0, "
+                         "open-mpi/ompi#7833): the job runs once more\n");
+    result = run_mpi_once(job);
+  }
   return result;
 }
 

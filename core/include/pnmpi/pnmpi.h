@@ -458,6 +458,28 @@ PNMPI_EXPORT int pnmpi_module_is_site(PNMPI_modHandle_t module);
  * PNMPI_NOMODULE for a bad handle. */
 PNMPI_EXPORT PNMPI_status_t pnmpi_site_failure(PNMPI_modHandle_t module, const char *message);
 
+/** Ends the whole job after an error the module cannot go on from, once MPI_Init has
+ * begun (before it, in pnmpi_module_loaded, stop with _exit(1)): prints `message`, unless
+ * it is NULL (already printed), as one line `pnmpi: MESSAGE` on stderr in one write, then
+ * ends the job as the core does after its own fatal errors: a quarter of a second for the
+ * launcher to pass the message on (MPICH's Hydra drops what ranks write once one has
+ * aborted), then MPI_Abort(MPI_COMM_WORLD, 1). Never returns. A second call, on another
+ * thread, just exits the process. For example, when rank 0 finds the error for all:
+ * @code
+ *   MPI_Bcast(&failed, 1, MPI_INT, 0, comm);
+ *   if (failed && rank == 0)
+ *     pnmpi_abort_job("module 'mytool': cannot create directory 'out': Permission denied");
+ *   if (failed)
+ *     pnmpi_await_abort();
+ * @endcode */
+PNMPI_EXPORT void pnmpi_abort_job(const char *message) __attribute__((noreturn));
+
+/** For the other ranks when one rank says why and calls pnmpi_abort_job(): waits for its
+ * abort instead of racing it with one of its own, which could end the job before the
+ * message is out. Never returns; if no abort has come after ten seconds (the reporting
+ * rank died first), ends the job itself. */
+PNMPI_EXPORT void pnmpi_await_abort(void) __attribute__((noreturn));
+
 /** The site's record directory (`records LOGDIR` in the site configuration), or NULL. */
 PNMPI_EXPORT const char *pnmpi_site_records(void);
 

@@ -104,6 +104,25 @@ PNMPI_SUPPORT_EXPORT void pnmpi_part_mark(pnmpi_part_state_t state, int detail);
 /** Removes this process's part file (its mappings stay valid until exit). 0 or errno. */
 PNMPI_SUPPORT_EXPORT int pnmpi_part_remove(void);
 
+/** Bytes of a host name in the "hosts" region, with its NUL. */
+#define PNMPI_PART_HOST_BYTES 64u
+
+/** The start of the "hosts" region (version 1) pnmpi_part_hosts() writes: then `hosts`
+ * names of PNMPI_PART_HOST_BYTES each, then `ranks` uint32_t, each world rank's host. */
+typedef struct {
+  uint32_t ranks;
+  uint32_t hosts;
+  uint32_t name_bytes; /**< PNMPI_PART_HOST_BYTES */
+  uint32_t reserved;
+} pnmpi_part_hosts_t;
+
+/** Notes in this process's part file (a new region "hosts") the host of every world rank,
+ * so that pnmpi-report can name the host whose part files are missing when a multi-node
+ * job's parts are merged. `names`: `size` host names, `stride` bytes apart, in world rank
+ * order (what an MPI_Allgather of each rank's name gives); each is cut at its first NUL,
+ * at `stride` and at PNMPI_PART_HOST_BYTES - 1 bytes. Each host is kept once. 0 or errno. */
+PNMPI_SUPPORT_EXPORT int pnmpi_part_hosts(const char *names, size_t stride, int size);
+
 /** Installs, once, handlers of SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
  * SIGXCPU, SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGABRT that mark the part file and then do
  * what the handler that was there before would have done: call it, ignore the signal, or
@@ -146,6 +165,17 @@ PNMPI_SUPPORT_EXPORT size_t pnmpi_json_string(const char *text, char *out, size_
 /** Writes `path` whole: a temporary file beside it, fsync, rename over it. A reader sees
  * the old file or the new one, never half of one. 0 or errno. */
 PNMPI_SUPPORT_EXPORT int pnmpi_write_file_atomic(const char *path, const void *data, size_t bytes);
+
+/** `text` as a message shows a name from an input (a path, a host): backslash, newline
+ * and tab as \\, \n and \t, other control bytes as \xHH, the rest as it is, so that a
+ * hostile name cannot forge lines of output. Returns the length it needs, as snprintf. */
+PNMPI_SUPPORT_EXPORT size_t pnmpi_escape_name(const char *text, char *out, size_t size);
+
+/** Makes the process exit with status 1 instead of 0, at the very end of exit() (after
+ * MPI_Finalize and everything the application does after it): for a module whose output
+ * was lost, so that the launcher reports the job as failed. A nonzero status the
+ * application chose is kept. Safe to call more than once, from any thread. */
+PNMPI_SUPPORT_EXPORT void pnmpi_fail_at_exit(void);
 
 /** A numpy .npz archive being built (deflated members, numpy format 1.0). */
 typedef struct pnmpi_npz pnmpi_npz_t;

@@ -17,7 +17,8 @@ from .readers import mat, monitor_json, prof, rootflush
 def add_run_argument(parser, name="run", help_extra=""):
     parser.add_argument(name, nargs="+", metavar="RUN",
                         help="the monitor's PREFIX.json, per-rank .prof files, .mat files, "
-                             "a directory or the output prefix" + help_extra)
+                             "a directory or the output prefix; or several directories "
+                             "holding the part files of one job (one per node)" + help_extra)
 
 
 def load_run(specs):
@@ -33,6 +34,11 @@ def load_run(specs):
 def _load(specs):
     if len(specs) == 1:
         return _load_one(specs[0])
+    if all(os.path.isdir(s) for s in specs):
+        # The node-local parts directories of one multi-node job (docs/record.md).
+        from . import parts
+        from .readers import job_record
+        return job_record.read(parts.read_job(specs))
     for s in specs:
         if not os.path.isfile(s):
             raise ReportError("no such file" if not os.path.exists(s) else

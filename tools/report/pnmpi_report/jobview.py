@@ -20,6 +20,9 @@ def load_job(specs):
     """The Record named by RUN, or None when RUN is not a record, a part file or a
     directory holding either (then it is the monitor's)."""
     specs = list(specs)
+    if len(specs) > 1 and all(os.path.isdir(s) for s in specs):
+        # The node-local parts directories of one multi-node job (docs/record.md).
+        return parts.read_job(specs)
     if len(specs) != 1:
         return None
     s = specs[0]
@@ -35,7 +38,7 @@ def load_job(specs):
 def has_monitor_output(specs):
     """Whether RUN (a directory) also holds the monitor's files."""
     s = list(specs)[0]
-    if not os.path.isdir(s):
+    if len(list(specs)) > 1 or not os.path.isdir(s):
         return False
     return any(glob.glob(os.path.join(glob.escape(s), "*" + ext))
                for ext in (".json", ".prof", ".mat"))

@@ -41,7 +41,21 @@ SLOT = np.dtype([("routine_plus1", "<u4"), ("comm_size", "<u4"), ("bin", "<u4"),
 EXCLUDED = ("MPI_Init", "MPI_Init_thread", "MPI_Finalize")
 
 
+HOSTS = np.dtype([("ranks", "<u4"), ("hosts", "<u4"), ("name_bytes", "<u4"),
+                  ("reserved", "<u4")])
+
+
 def part_files(directory):
+    """The part files in `directory`, or in each of a list of directories (the node-local
+    directories of a multi-node job), each file once."""
+    if not isinstance(directory, str):
+        seen, out = set(), []
+        for d in directory:
+            for f in part_files(d):
+                if os.path.realpath(f) not in seen:
+                    seen.add(os.path.realpath(f))
+                    out.append(f)
+        return out
     return sorted(glob.glob(os.path.join(glob.escape(directory), "pnmpi-*.part")))
 
 
@@ -82,6 +96,31 @@ class Part:
             reg = h["regions"][k]
             if _text(reg["name"]) == "profile_split" and self.app is not None:
                 self._split(data, int(reg["offset"]))
+        self.rank_hosts = None
+        for k in range(min(int(h["region_count"]), 16)):
+            reg = h["regions"][k]
+            if _text(reg["name"]) == "hosts" and int(reg["version"]) == 1:
+                self._hosts(data, int(reg["offset"]))
+
+    def _hosts(self, data, offset):
+        """The host of every rank, as the profile noted them at MPI_Init (a list of names,
+        by world rank), or None when the table is not whole yet."""
+        if offset + HOSTS.itemsize > len(data):
+            raise ReportError("truncated part file: the hosts region ends after the file",
+                              self.path)
+        t = np.frombuffer(data, HOSTS, 1, offset)[0]
+        ranks, hosts, nb = int(t["ranks"]), int(t["hosts"]), int(t["name_bytes"])
+        if ranks == 0:
+            return
+        at = offset + HOSTS.itemsize
+        if nb != 64 or hosts > ranks or ranks > record.MAX_RANKS or \
+                at + hosts * nb + 4 * ranks > len(data):
+            raise ReportError("damaged part file: the hosts region does not fit", self.path)
+        names = [_text(data[at + k * nb:at + (k + 1) * nb]) for k in range(hosts)]
+        index = np.frombuffer(data, "<u4", ranks, at + hosts * nb)
+        if len(index) and int(index.max()) >= hosts:
+            raise ReportError("damaged part file: the hosts region does not fit", self.path)
+        self.rank_hosts = [names[int(i)] for i in index]
 
     def _split(self, data, offset):
         if offset + SPLIT.itemsize > len(data):
@@ -134,8 +173,12 @@ class Part:
 
 def merge_parts(directory, job=None):
     """A Record (ended 'incomplete' unless every rank finalized) from the part files in
-    `directory`; `job` picks one job when the directory holds parts of several."""
+    `directory`, or in a list of directories (one per node of a multi-node job); `job`
+    picks one job when they hold parts of several."""
     files = part_files(directory)
+    if not isinstance(directory, str):
+        # Errors name the first directory that holds parts; the record is named there.
+        directory = os.path.dirname(files[0]) if files else " ".join(directory)
     if not files:
         raise ReportError("no job record (pnmpi-*.record.npz) and no part files "
                           "(pnmpi-*.part) here", directory)
@@ -166,9 +209,7 @@ def merge_parts(directory, job=None):
                               % (p.rank, by_rank[p.rank].path, p.path), directory)
         by_rank[p.rank] = p
     missing = [r for r in range(size) if r not in by_rank]
-    if missing:
-        notes.append("no part file of rank(s) %s (killed before MPI_Init finished, or their "
-                     "part files are on another node)" % _ranges(missing))
+    notes += _missing_notes(missing, started, size)
     names = []
     for p in started:
         if p.names:
@@ -272,8 +313,31 @@ def _ranges(ranks):
     return ", ".join(out)
 
 
+def _missing_notes(missing, started, size):
+    """What the record says of ranks without a part file: by the host each was expected on
+    (the hosts every part notes at MPI_Init), or, without that table, in one note."""
+    if not missing:
+        return []
+    table = next((p.rank_hosts for p in started
+                  if p.rank_hosts is not None and len(p.rank_hosts) == size), None)
+    if table is None:
+        return ["no part file of rank(s) %s (killed before MPI_Init finished, or their "
+                "part files are on another node)" % _ranges(missing)]
+    by_host = {}
+    for r in missing:
+        by_host.setdefault(table[r], []).append(r)
+    return ["rank%s %s missing (host %s): no part file of %s in the directories given "
+            "(the host's node-local parts directory not gathered, or killed before "
+            "MPI_Init finished)" % ("s" if len(ranks) > 1 else "", _ranges(ranks), host,
+                                    "them" if len(ranks) > 1 else "it")
+            for host, ranks in sorted(by_host.items(), key=lambda kv: kv[1][0])]
+
+
 def read_job(path, job=None):
-    """A record file, or a directory: its record if there is one, else its parts merged."""
+    """A record file, or a directory: its record if there is one, else its parts merged;
+    or a list of directories holding the parts of one job, merged."""
+    if not isinstance(path, str):
+        return merge_parts(list(path), job)[0]
     if os.path.isdir(path):
         recs = sorted(glob.glob(os.path.join(glob.escape(path), "pnmpi-*.record.npz")))
         if job is not None:
