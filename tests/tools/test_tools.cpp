@@ -325,6 +325,16 @@ TEST(Site, CheckSaysTheSitesProblemsAreTheSites) {
             "pnmpi-info: site configuration " + good + ": ok (1 module(s), 1 stack(s))\n");
 }
 
+// pnmpi-run shortens a long path the same way (the core's shown()).
+TEST(Run, ALongPathIsShortenedInTheMiddle) {
+  const std::string name = "/nonexistent/" + std::string(4000, 'd') + "/x.conf";
+  const RunResult r = run_tool({"-c", name, "true"});
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_EQ(r.err, "pnmpi-run: -c /nonexistent/" + std::string(78, 'd') + "...(4020 bytes)..." +
+                       std::string(84, 'd') +
+                       "/x.conf: no such configuration file\nTry 'pnmpi-run --help'.\n");
+}
+
 // A path of thousands of characters is shown shortened in the middle, start and end kept.
 TEST(Check, ALongPathIsShortenedInTheMiddle) {
   const std::string name = "/nonexistent/" + std::string(4000, 'd') + "/pnmpi.conf";
