@@ -21,6 +21,8 @@
 #include <unistd.h>
 #include <vector>
 
+#include "log.h"
+
 // PNMPI_VERSION, PNMPI_MPI_FLAVOR, PNMPI_BINDIR_TO_LIBDIR, PNMPI_LIBRARY_NAME: defined by
 // tools/CMakeLists.txt.
 
@@ -97,7 +99,7 @@ std::string find_library() {
     libdirs.emplace_back("../lib");
   for (const std::string &libdir : libdirs) {
     const std::string dir = bindir + "/" + libdir;
-    tried += (tried.empty() ? "" : " or ") + dir + "/" + PNMPI_LIBRARY_NAME;
+    tried += (tried.empty() ? "" : " or ") + pnmpi::shown(dir + "/" + PNMPI_LIBRARY_NAME);
     char resolved[PATH_MAX];
     if (::realpath(dir.c_str(), resolved) == nullptr)
       continue;
@@ -192,7 +194,7 @@ void apply(const Option &option, const std::string &shown, const std::string &va
       const std::size_t colon = value.find(':', start);
       const std::string dir = value.substr(start, colon - start);
       if (dir.empty())
-        usage_error("option " + shown + " '" + value +
+        usage_error("option " + shown + " '" + pnmpi::shown(value) +
                     "': an empty directory in the list (it would be the working directory)");
       settings.lib_path.push_back(dir);
       if (colon == std::string::npos)
@@ -346,11 +348,12 @@ int main(int argc, char **argv) {
   if (!settings.config.empty()) {
     struct stat st;
     if (::stat(settings.config.c_str(), &st) != 0)
-      usage_error("-c " + settings.config + ": no such configuration file");
+      usage_error("-c " + pnmpi::shown(settings.config) + ": no such configuration file");
     if (!S_ISREG(st.st_mode))
-      usage_error("-c " + settings.config + ": not a configuration file but a " +
+      usage_error("-c " + pnmpi::shown(settings.config) + ": not a configuration file but a " +
                   (S_ISDIR(st.st_mode) ? "directory" : "special file") +
-                  "; give the file (such as " + settings.config + "/.pnmpi-conf)");
+                  "; give the file (such as " + pnmpi::shown(settings.config + "/.pnmpi-conf") +
+                  ")");
     ::setenv("PNMPI_CONF", absolute(settings.config).c_str(), 1);
   }
   if (!settings.lib_path.empty()) {
@@ -374,6 +377,6 @@ int main(int argc, char **argv) {
 
   ::execvp(argv[program], argv + program);
   const int err = errno;
-  fail(std::string("cannot run '") + argv[program] + "': " + std::strerror(err),
+  fail("cannot run '" + pnmpi::shown(argv[program]) + "': " + std::strerror(err),
        err == ENOENT ? 127 : 126);
 }

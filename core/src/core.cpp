@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <link.h>
 #include <mpi.h>
 #include <mutex>
 #include <unistd.h>
@@ -244,9 +245,12 @@ void Core::load() {
       continue;
     }
     try {
+      m_opening_layer = index;
       m_layers.push_back(
           {planned.spec, load_module_copy(*planned.file, *planned.spec, config, copies, index)});
+      m_opening_layer = -1;
     } catch (const std::exception &e) {
+      m_opening_layer = -1;
       // A site layer that cannot be loaded, for any reason (memory included), is left out.
       if (!planned.spec->site)
         throw;
@@ -315,6 +319,14 @@ std::optional<Config> Core::configuration() {
   std::optional<Config> user;
   if (path)
     user = load_config_file(*path);
+  std::optional<Config> site = site_configuration(false);
+  if (!site)
+    return user;
+  Config empty;
+  return compose_configs(user ? std::move(*user) : std::move(empty), std::move(*site));
+}
+
+std::optional<Config> Core::site_configuration(bool checking) {
   std::optional<Config> site;
   std::string site_path;
   try {
@@ -324,34 +336,94 @@ std::optional<Config> Core::configuration() {
       site = load_config_file(*found, ConfigKind::Site);
     }
   } catch (const Error &e) {
-    site_warning(std::string(e.what()) + "; the job runs without the site's modules", true);
-    site.reset();
+    // pnmpi-info reads the site configuration itself and says what is wrong with it.
+    if (!checking)
+      site_warning(std::string(e.what()) + "; the job runs without the site's modules", true);
+    return std::nullopt;
   }
-  if (site) {
-    set_site_records(site->site.records);
-    const char *optout = std::getenv("PNMPI_SITE_DISABLE");
-    const bool opted_out = optout != nullptr && std::strcmp(optout, "1") == 0;
-    char exe[4096];
-    const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
-    const std::string program = n > 0 ? std::string(exe, static_cast<std::size_t>(n)) : "";
-    if (!site_applies_to(site->site, program)) {
-      debug(1, "site configuration " + site_path + ": " + program +
-                   " is excluded ('exclude' rules): no site modules");
-      site.reset();
-    } else if (opted_out && site->site.optout) {
-      debug(1, "PNMPI_SITE_DISABLE=1: no site modules");
-      site.reset();
-    } else if (opted_out) {
-      site_warning("PNMPI_SITE_DISABLE=1 is ignored: the site configuration " +
-                       where(site_path, site->site.optout_line) +
-                       " does not allow turning its modules off ('optout deny')",
-                   true);
-    }
+  if (!site || checking)
+    return site;
+  set_site_records(site->site.records);
+  const char *optout = std::getenv("PNMPI_SITE_DISABLE");
+  const bool opted_out = optout != nullptr && std::strcmp(optout, "1") == 0;
+  char exe[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+  const std::string program = n > 0 ? std::string(exe, static_cast<std::size_t>(n)) : "";
+  if (!site_applies_to(site->site, program)) {
+    debug(1, "site configuration " + site_path + ": " + program +
+                 " is excluded ('exclude' rules): no site modules");
+    return std::nullopt;
   }
-  if (!site)
-    return user;
-  Config empty;
-  return compose_configs(user ? std::move(*user) : std::move(empty), std::move(*site));
+  if (opted_out && site->site.optout) {
+    debug(1, "PNMPI_SITE_DISABLE=1: no site modules");
+    return std::nullopt;
+  }
+  if (opted_out)
+    site_warning("PNMPI_SITE_DISABLE=1 is ignored: the site configuration " +
+                     where(site_path, site->site.optout_line) +
+                     " does not allow turning its modules off ('optout deny')",
+                 true);
+  return site;
+}
+
+int Core::check_arguments(int layer) {
+  m_checking = true;
+  const std::optional<std::string> path = find_config_file(ConfigSearch::from_environment());
+  std::optional<Config> config;
+  if (path)
+    config = load_config_file(*path);
+  if (std::optional<Config> site = site_configuration(true)) {
+    Config empty;
+    config = compose_configs(config ? std::move(*config) : std::move(empty), std::move(*site));
+  }
+  if (!config || layer < 0 || layer >= static_cast<int>(config->modules.size()))
+    return kCheckNoLayer;
+  SearchPathInputs search;
+  search.lib_path = std::getenv("PNMPI_LIB_PATH");
+  search.libdir = own_library_directory();
+  std::vector<std::string> problems; // pnmpi-info reports the files' own problems
+  m_plan = plan_config(std::move(*config), module_search_path(search), Core::routines(), &problems);
+  m_disabled.assign(m_plan.layers.size(), false);
+  for (const PlannedLayer &planned : m_plan.layers)
+    m_layers.push_back({planned.spec, {nullptr, nullptr, 0}});
+  number_handles();
+  m_loaded = true;
+  const PlannedLayer &planned = m_plan.layers[static_cast<std::size_t>(layer)];
+  if (planned.file == nullptr || planned.file->image.pnmpi_syms.count("pnmpi_module_check") == 0)
+    return kCheckNotOffered;
+  // Lazy binding: the module's calls into the layers below are never made here.
+  m_opening_layer = layer;
+  void *handle = ::dlopen(planned.path.c_str(), RTLD_LAZY | RTLD_LOCAL);
+  m_opening_layer = -1;
+  void *fn = handle != nullptr ? ::dlsym(handle, "pnmpi_module_check") : nullptr;
+  if (fn == nullptr) {
+    const char *why = ::dlerror();
+    print_error(module_context(*planned.spec, m_plan.config) +
+                ": cannot be opened to check its arguments: " +
+                (why != nullptr ? shown(why) : std::string("no pnmpi_module_check")));
+    return kCheckFailed;
+  }
+  m_hook_layer = layer;
+  const int rc = reinterpret_cast<int (*)(PNMPI_modHandle_t)>(fn)(module_handle(layer));
+  m_hook_layer = -1;
+  return rc == PNMPI_SUCCESS ? kCheckPassed : kCheckFailed;
+}
+
+void Core::mpi_called_while_opening(const char *routine) const {
+  const PlannedLayer &planned = m_plan.layers[static_cast<std::size_t>(m_opening_layer)];
+  const std::string message =
+      module_context(*planned.spec, m_plan.config) + " (" + shown(planned.path) +
+      "): code that runs while the module is opened (a constructor, or a static object's) "
+      "called " +
+      routine +
+      ", before pnmpi has bound the layers and before MPI is initialised; call MPI from the "
+      "module's MPI_Init wrapper (after PMPI_Init) or later";
+  if (m_checking) { // pnmpi-info: this process only, no MPI job to end
+    print_error(message);
+    std::fflush(nullptr);
+    ::_exit(kCheckFailed);
+  }
+  fatal(message);
 }
 
 void Core::link_layers(const std::vector<std::uintptr_t> &bases,
@@ -555,9 +627,55 @@ bool mpi_started() {
   return initialized != 0 || finalized != 0;
 }
 
+/// The files of the other copies of pnmpi loaded in this process (a program linked with
+/// libpnmpi.a and a preloaded libpnmpi.so, or two installs of different versions): every
+/// loaded object that itself defines pnmpi's API, other than this one.
+std::vector<std::string> other_pnmpi_copies(std::string &own) {
+  Dl_info self;
+  if (::dladdr(reinterpret_cast<void *>(&pnmpi_check_module_arguments), &self) == 0)
+    return {};
+  own = self.dli_fname != nullptr ? self.dli_fname : "?";
+  struct Search {
+    const void *own_base;
+    std::vector<std::string> others;
+  } search{self.dli_fbase, {}};
+  ::dl_iterate_phdr(
+      [](struct dl_phdr_info *info, std::size_t, void *arg) {
+        auto *s = static_cast<Search *>(arg);
+        const bool program = info->dlpi_name == nullptr || *info->dlpi_name == '\0';
+        void *handle = ::dlopen(program ? nullptr : info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+        if (handle == nullptr)
+          return 0;
+        void *api = ::dlsym(handle, "pnmpi_check_module_arguments");
+        Dl_info where;
+        if (api != nullptr && ::dladdr(api, &where) != 0 && where.dli_fbase != s->own_base &&
+            where.dli_fname != nullptr &&
+            std::find(s->others.begin(), s->others.end(), where.dli_fname) == s->others.end())
+          s->others.emplace_back(where.dli_fname);
+        ::dlclose(handle);
+        return 0;
+      },
+      &search);
+  return search.others;
+}
+
 // Before main: the MPI language bindings loaded with the program enter the chain before
 // the application's first MPI call.
 __attribute__((constructor)) void redirect_bindings_at_start() {
+  // Two copies of pnmpi would each load the modules and route MPI: say so, naming both
+  // files, before either is used (the first copy's constructor ends the process).
+  std::string own;
+  const std::vector<std::string> copies = other_pnmpi_copies(own);
+  if (!copies.empty()) {
+    pnmpi::print_error(
+        "two copies of pnmpi are loaded in this process: " + pnmpi::shown(own) + " and " +
+        pnmpi::shown(copies.front()) +
+        " (a program linked with one, libpnmpi.a or an install's libpnmpi.so, and another "
+        "preloaded with LD_PRELOAD or pnmpi-run, or two installs). Each would load the modules "
+        "and route MPI on its own. Use one: run a program linked with pnmpi without preloading "
+        "pnmpi (not under pnmpi-run), or preload pnmpi into a program that is not linked with it");
+    ::_exit(1);
+  }
   // A program built for another MPI has both MPIs loaded now: say so, before either is
   // used (ending the job through MPI is not possible with two of them: just this rank).
   const std::vector<std::string> other = pnmpi::loaded_other_mpis();
@@ -602,6 +720,8 @@ void pnmpi_fortran_missing(const char *name) {
 }
 
 void pnmpi_core_pending(unsigned id) {
+  if (Core::instance().opening_layer() >= 0)
+    Core::instance().mpi_called_while_opening(pnmpi_routine_names[id]);
   if (g_loaded.load(std::memory_order_acquire) || !mpi_started())
     return;
   or_fatal("while checking how MPI was started", [id] {
@@ -616,8 +736,21 @@ void pnmpi_core_finalize(void) {
   Core::instance().finalize();
 }
 
+int pnmpi_check_module_arguments(int layer) {
+  try {
+    return Core::instance().check_arguments(layer);
+  } catch (const pnmpi::Error &e) {
+    pnmpi::print_error(e.what());
+  } catch (const std::exception &e) {
+    pnmpi::print_error(std::string("internal error while checking module arguments: ") + e.what());
+  }
+  return pnmpi::kCheckFailed;
+}
+
 pnmpi_fn_any pnmpi_next_by_caller(unsigned id, const void *return_address) {
   const Core &core = Core::instance();
+  if (__builtin_expect(core.opening_layer() >= 0, 0))
+    core.mpi_called_while_opening(pnmpi_routine_names[id]);
   const int layer = core.layer_at(return_address);
   if (layer < 0) // not called from a module: enter the routine's chain from the top
     return pnmpi_routine_wrapped(id) ? pnmpi_head[id] : pnmpi_pmpi_table[id];

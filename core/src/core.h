@@ -21,6 +21,14 @@ struct Layer {
   LoadedModule module;
 };
 
+/// What Core::check_arguments() found.
+enum CheckResult : int {
+  kCheckPassed = 0,     ///< the module's check accepted its arguments
+  kCheckFailed = 1,     ///< it refused them (printed), or could not be run (printed)
+  kCheckNotOffered = 2, ///< the module exports no pnmpi_module_check (or was not found)
+  kCheckNoLayer = 3,    ///< there is no such layer
+};
+
 /// Everything the core knows after loading. Built once by load(); read-only afterwards,
 /// which is what lets the per-call paths go without locks.
 class Core {
@@ -30,6 +38,24 @@ public:
   /// Finds the config, loads and binds every module, fills the dispatch tables, runs the
   /// registration hooks. Throws pnmpi::Error.
   void load();
+
+  /// Argument check without MPI (pnmpi-info --check), of layer `layer` (config order):
+  /// composes the configuration as load() does (the site's modules whatever its include,
+  /// exclude and opt-out rules say), opens the layer's module with dlopen and calls its
+  /// pnmpi_module_check with its handle; the module reads its arguments with its own reader,
+  /// and every problem is printed on stderr as at MPI_Init, a site module's marked as the
+  /// site's. Writes nothing anywhere else. Returns a CheckResult. Throws pnmpi::Error. One
+  /// layer per process: a module's check may end its process, as its load would.
+  int check_arguments(int layer);
+  /// Whether check_arguments() is running.
+  bool checking() const { return m_checking; }
+
+  /// The layer whose module file is being opened (its constructors run), or -1.
+  int opening_layer() const { return m_opening_layer; }
+  /// Ends the job (the process, in check_arguments) because layer opening_layer()'s code
+  /// called MPI routine `routine` while its module was being opened: names the module, its
+  /// line and its file.
+  [[noreturn]] void mpi_called_while_opening(const char *routine) const;
 
   /// Runs every layer's finalize hooks, PNMPI_Fini then pnmpi_module_finalize (from
   /// MPI_Finalize, while MPI works).
@@ -105,6 +131,9 @@ private:
   /// The configuration to load: the user's, the site's, both composed, or none; site
   /// problems are said and leave the site out. Throws pnmpi::Error for the user's.
   std::optional<Config> configuration();
+  /// The site's configuration for this process (none when it is excluded or opted out; all
+  /// of it when `checking`), its problems said as the site policy says them.
+  std::optional<Config> site_configuration(bool checking);
 
   /// Computes the handles above from the config (at load).
   void number_handles();
@@ -117,6 +146,8 @@ private:
 
   bool m_loaded = false;
   bool m_loading = false;
+  bool m_checking = false;
+  int m_opening_layer = -1;
   LayerPlan m_plan;
   std::vector<Layer> m_layers;
   LinkStacks m_stacks;
@@ -136,3 +167,8 @@ private:
 };
 
 } // namespace pnmpi
+
+/// For pnmpi-info, which opens libpnmpi in a child process and finds this by dlsym:
+/// Core::check_arguments(layer), its problems printed on stderr; kCheckFailed when the
+/// configuration could not be composed (said too).
+extern "C" __attribute__((visibility("default"))) int pnmpi_check_module_arguments(int layer);

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "log.h"
+
 namespace pnmpi {
 
 /// Any error the core reports to the user. The message is complete: it names the file,
@@ -17,10 +19,9 @@ public:
 };
 
 /// `FILE:LINE`: the start of every message about a line of a file. The one place this
-/// prefix (and the module one below) is spelt; `file` is passed as the message should show
-/// it (shown() when it may be huge).
+/// prefix (and the module one below) is spelt; a long `file` is shortened (shown()).
 inline std::string where(std::string_view file, int line) {
-  return std::string(file) + ":" + std::to_string(line);
+  return shown(file) + ":" + std::to_string(line);
 }
 
 /// `FILE:LINE: module 'NAME'`: the start of every message about a module's line (its

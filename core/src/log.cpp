@@ -76,8 +76,21 @@ void end_job() {
 std::string shown(std::string_view token) {
   if (token.size() <= kShownLength)
     return std::string(token);
-  return std::string(token.substr(0, kShownLength)) + "... (" + std::to_string(token.size()) +
-         " bytes)";
+  // The middle goes: a path's start says where it is, its end which file. The result is
+  // never longer than kShownLength, so that showing it again changes nothing.
+  const std::string marker = "...(" + std::to_string(token.size()) + " bytes)...";
+  std::size_t head = (kShownLength - marker.size()) / 2;
+  std::size_t tail = kShownLength - marker.size() - head;
+  // Never cut a UTF-8 character in two: a cut moves onto the start of one.
+  const auto continuation = [&](std::size_t i) {
+    return (static_cast<unsigned char>(token[i]) & 0xC0) == 0x80;
+  };
+  while (head > 0 && continuation(head))
+    --head;
+  while (tail > 0 && continuation(token.size() - tail))
+    --tail;
+  return std::string(token.substr(0, head)) + marker +
+         std::string(token.substr(token.size() - tail));
 }
 
 } // namespace pnmpi

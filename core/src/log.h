@@ -33,8 +33,10 @@ void set_job_ender(JobEnder ender);
 /// Ends the job as fatal() does, without printing (the message is out already).
 [[noreturn]] void end_job();
 
-/// `token` as a message shows it: whole when it is short, else its first 200 characters
-/// and `... (N bytes)`, so that a huge name in a config cannot make huge messages.
+/// `token` as a message shows it: whole when it is at most 200 bytes long, else its start
+/// and its end around `...(N bytes)...`, 200 bytes in all (never a UTF-8 character cut), so
+/// that a huge name or path cannot make huge messages. The one shortener of the core,
+/// pnmpi-run and pnmpi-info; where() applies it to every FILE of a `FILE:LINE`.
 std::string shown(std::string_view token);
 
 } // namespace pnmpi

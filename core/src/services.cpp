@@ -151,7 +151,10 @@ template <typename Body> PNMPI_status_t guarded(Body &&body) noexcept {
 /// module then stops the job); a site module's goes through the site policy (docs/site.md).
 void report_argument(int layer, const std::string &message) {
   Core &core = Core::instance();
-  if (core.is_site(layer))
+  if (core.checking() && core.is_site(layer))
+    pnmpi::print_error(message + " [a module of the site configuration: for the site's "
+                                 "administrators to fix; a job runs on without it]");
+  else if (core.is_site(layer))
     core.site_failure(layer, message, true);
   else
     pnmpi::print_error(message);
@@ -416,10 +419,11 @@ PNMPI_status_t pnmpi_argument_file(PNMPI_modHandle_t module, const char *name, i
           pnmpi::read_input_file(arg->value, max_bytes, "cannot read " + pnmpi::shown(arg->value));
     } catch (const pnmpi::Error &e) {
       const Core &core = Core::instance();
-      pnmpi::print_error(
+      report_argument(
+          layer_of(module),
           pnmpi::where(core.config().path, arg->line,
                        core.layers()[static_cast<std::size_t>(layer_of(module))].spec->name) +
-          ": argument '" + name + "': " + e.what());
+              ": argument '" + name + "': " + e.what());
       return PNMPI_BADARG;
     }
     char *copy = static_cast<char *>(std::malloc(bytes.size() + 1));

@@ -73,10 +73,12 @@ static void spin(void) {
 }
 
 /* `argument ranks 1,3`: world ranks separated by commas (blanks around them allowed), each
- * read by the core's own number parser. */
-static void parse_ranks(const char *text) {
+ * read by the core's own number parser. A bad item is refused through the core, which
+ * names FILE:LINE. */
+static int parse_ranks(PNMPI_modHandle_t self, const char *text) {
   char item[64];
   const char *p = text;
+  g_nlisted = 0;
   for (;;) {
     const char *comma = strchr(p, ',');
     size_t n = comma != NULL ? (size_t)(comma - p) : strlen(p);
@@ -96,22 +98,25 @@ static void parse_ranks(const char *text) {
       pnmpi_parse_long(item, 0, 1L << 30, &rank, problem, sizeof problem);
     }
     if (problem[0] != '\0') {
-      fprintf(stderr,
-              "pnmpi: module 'delay': argument 'ranks' must be world ranks separated by "
-              "commas, as 'ranks 1,3', not '%s': the item %s\n",
-              text, problem);
-      _exit(1);
+      char message[768];
+      snprintf(message, sizeof message,
+               "must be world ranks separated by commas, as 'ranks 1,3', not '%.200s': the item "
+               "%s",
+               text, problem);
+      pnmpi_argument_refuse(self, "ranks", message);
+      return PNMPI_BADARG;
     }
     g_listed[g_nlisted++] = (int)rank;
     if (comma == NULL)
-      break;
+      return PNMPI_SUCCESS;
     p = comma + 1;
   }
 }
 
-/* Reads `argument delay-us N` through the core's typed reader, as any module would: the core
- * prints FILE:LINE and the reason for a malformed value (0x hexadecimal is accepted). */
-PNMPI_EXPORT void pnmpi_module_loaded(PNMPI_modHandle_t self) {
+/* Reads the arguments through the core's typed readers, as any module would: the core
+ * prints FILE:LINE and the reason for a malformed value (0x hexadecimal is accepted). The
+ * job (pnmpi_module_loaded) and pnmpi-info --check run this same function. */
+PNMPI_EXPORT int pnmpi_module_check(PNMPI_modHandle_t self) {
   long us = 0;
   switch (pnmpi_argument_long(self, "delay-us", PNMPI_ARG_OPTIONAL, 0, 60L * 1000 * 1000, &us)) {
   case PNMPI_SUCCESS:
@@ -120,13 +125,17 @@ PNMPI_EXPORT void pnmpi_module_loaded(PNMPI_modHandle_t self) {
   case PNMPI_NOARG:
     break;
   default:
-    _exit(1);
+    return PNMPI_BADARG;
   }
   const char *ranks = NULL;
   if (pnmpi_argument_string(self, "ranks", PNMPI_ARG_NONEMPTY, &ranks) == PNMPI_BADARG)
+    return PNMPI_BADARG;
+  return ranks != NULL ? parse_ranks(self, ranks) : PNMPI_SUCCESS;
+}
+
+PNMPI_EXPORT void pnmpi_module_loaded(PNMPI_modHandle_t self) {
+  if (pnmpi_module_check(self) != PNMPI_SUCCESS)
     _exit(1);
-  if (ranks != NULL)
-    parse_ranks(ranks);
 }
 
 /* Persistent send requests, so MPI_Start can tell sends from receives. Few and long-lived:

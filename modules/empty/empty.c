@@ -111,16 +111,25 @@ static long sends_of(int application_only) {
                               memory_order_relaxed);
 }
 
+/* Optional: reads every argument, with no other effect. `pnmpi-info --check` calls it (in
+ * a process of its own, without MPI) to check the values with this very code; the job calls
+ * it from pnmpi_module_loaded below. `argument report on|off`: the default stays when the
+ * argument is absent; on a bad value the core prints `pnmpi: FILE:LINE: module 'empty':
+ * argument 'report' must be ...`. */
+PNMPI_EXPORT int pnmpi_module_check(PNMPI_modHandle_t self) {
+  return pnmpi_argument_bool(self, "report", PNMPI_ARG_OPTIONAL, &g_report) == PNMPI_BADARG
+             ? PNMPI_BADARG
+             : PNMPI_SUCCESS;
+}
+
 /* Hook: this layer is loaded and bound; MPI is not initialised yet. `self` is this layer's
  * handle: with the module listed twice, each copy receives its own. */
 PNMPI_EXPORT void pnmpi_module_loaded(PNMPI_modHandle_t self) {
   g_self = self;
 
-  /* `argument report on|off`. The default stays when the argument is absent. On a bad
-   * value the core has already printed `pnmpi: FILE:LINE: module 'empty': argument
-   * 'report' must be ...`, so the module only has to stop: _exit, because MPI is not
-   * running yet and exit() would run other modules' exit handlers. */
-  if (pnmpi_argument_bool(self, "report", PNMPI_ARG_OPTIONAL, &g_report) == PNMPI_BADARG)
+  /* A bad value has been printed: stop with _exit, because MPI is not running yet and
+   * exit() would run other modules' exit handlers. */
+  if (pnmpi_module_check(self) != PNMPI_SUCCESS)
     _exit(1);
 
   /* Routine ids differ between builds of pnmpi: look them up here, never compile them in.

@@ -48,7 +48,21 @@ static int read_level(PNMPI_modHandle_t self, const char *key, const char *env) 
   return index < 0 ? -1 : kLevels[index];
 }
 
+/* The arguments' values (pnmpi-info --check runs this too; the environment variables are
+ * the job's, read at start-up only). */
+PNMPI_EXPORT int pnmpi_module_check(PNMPI_modHandle_t self) {
+  int index = -1;
+  if (pnmpi_argument_choice(self, "thread-level", PNMPI_ARG_OPTIONAL, kLevelNames, &index) ==
+          PNMPI_BADARG ||
+      pnmpi_argument_choice(self, "force-thread-level", PNMPI_ARG_OPTIONAL, kLevelNames, &index) ==
+          PNMPI_BADARG)
+    return PNMPI_BADARG;
+  return PNMPI_SUCCESS;
+}
+
 PNMPI_EXPORT void pnmpi_module_loaded(PNMPI_modHandle_t self) {
+  if (pnmpi_module_check(self) != PNMPI_SUCCESS)
+    _exit(1);
   g_limit = read_level(self, "thread-level", "PNMPI_THREADING_LEVEL");
   g_force = read_level(self, "force-thread-level", "PNMPI_FORCE_THREADING_LEVEL");
 }

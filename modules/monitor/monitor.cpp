@@ -614,6 +614,17 @@ extern "C" {
 
 PNMPI_MODULE_ARGUMENTS(PNMPI_MONITOR_ARGUMENT_KEYS);
 
+/// The options (read_options, the job's own reader): pnmpi-info --check runs this too.
+PNMPI_EXPORT int pnmpi_module_check(PNMPI_modHandle_t self) {
+  const Lookup environment = [](const char *name) -> const char * { return std::getenv(name); };
+  std::string error;
+  if (read_options(self, environment, g.options, error))
+    return PNMPI_SUCCESS;
+  if (!error.empty()) // else the core has printed it
+    report_error(error);
+  return PNMPI_BADARG;
+}
+
 PNMPI_EXPORT void PNMPI_RegistrationPoint(void) {
   PNMPI_modHandle_t self = PNMPI_MODHANDLE_NULL;
   PNMPI_Service_GetModuleSelf(&self); // on failure the readers say PNMPI_NOMODULE
@@ -621,6 +632,7 @@ PNMPI_EXPORT void PNMPI_RegistrationPoint(void) {
   g.self = self;
   g.site = pnmpi_module_is_site(self) == 1;
   std::string error;
+  // The reader pnmpi_module_check() runs for pnmpi-info --check, with the site policy here.
   if (!read_options(self, environment, g.options, error)) {
     // A site module's bad argument went through the site policy already (error empty).
     if (g.site &&

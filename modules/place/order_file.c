@@ -144,3 +144,33 @@ int place_parse_order(const char *text, size_t length, int size, int *rank_of_sl
   free(first_line);
   return failed;
 }
+
+long place_order_span(const char *text, size_t length) {
+  long span = 0;
+  size_t i = 0;
+  while (i < length) {
+    if (text[i] == '#') {
+      while (i < length && text[i] != '\n')
+        ++i;
+      continue;
+    }
+    if (is_separator(text[i])) {
+      ++i;
+      continue;
+    }
+    const size_t start = i;
+    while (i < length && !is_separator(text[i]) && text[i] != '#')
+      ++i;
+    const char *dash = memchr(text + start, '-', i - start);
+    const size_t left = dash != NULL ? (size_t)(dash - (text + start)) : i - start;
+    long lo = -1, hi = -1;
+    parse_number(text + start, left, &lo);
+    if (dash != NULL)
+      parse_number(dash + 1, i - start - left - 1, &hi);
+    if (lo >= span)
+      span = lo + 1;
+    if (hi >= span)
+      span = hi + 1;
+  }
+  return span;
+}

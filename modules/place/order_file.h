@@ -22,6 +22,11 @@ extern "C" {
 int place_parse_order(const char *text, size_t length, int size, int *rank_of_slot, int *line,
                       char *problem, size_t problem_size);
 
+/* The number of ranks an order file is for, as far as its text tells without a job: one
+ * more than the highest rank it lists (0 when it lists none; tokens that are not ranks or
+ * ranges are skipped: place_parse_order reports them). */
+long place_order_span(const char *text, size_t length);
+
 #ifdef __cplusplus
 }
 #endif

@@ -59,23 +59,88 @@ static void report_at_argument(const char *name, const char *message) {
   fprintf(stderr, "pnmpi: %s: %s\n", at, message);
 }
 
-PNMPI_EXPORT void pnmpi_module_loaded(PNMPI_modHandle_t self) {
+/* An order file of a span beyond this is checked at the job's start only (the check needs
+ * 4 bytes per rank). */
+#define MAX_CHECKED_SPAN (1L << 24)
+
+/* Prints `pnmpi: ORDER:LINE: module 'place': PROBLEM` for a problem at a line of the order
+ * file, else `pnmpi: CONF:LINE: module 'place': argument 'order' ORDER PROBLEM`. */
+static void report_order_problem(int line, const char *problem) {
+  if (line > 0) {
+    fprintf(stderr, "pnmpi: %s:%d: module 'place': %s\n", g_order, line, problem);
+  } else {
+    char message[1400];
+    snprintf(message, sizeof message, "%s %s", g_order, problem);
+    report_at_argument("order", message);
+  }
+}
+
+/* The order file as far as it can be checked without a job (pnmpi-info --check): it can be
+ * read and trusted, and every line parses, with no rank listed twice. Whether it lists
+ * exactly the job's ranks is known at the job's start. */
+static int check_order_file(void) {
+  char *text = NULL;
+  size_t length = 0;
+  if (pnmpi_argument_file(g_self, "order", PNMPI_ARG_REQUIRED, MAX_ORDER_BYTES, &text, &length) !=
+      PNMPI_SUCCESS)
+    return PNMPI_BADARG;
+  const long span = place_order_span(text, length);
+  int failed = 0;
+  if (span > 0 && span <= MAX_CHECKED_SPAN) {
+    int *order = malloc((size_t)span * sizeof *order);
+    char problem[1024];
+    int line = 0;
+    if (order != NULL &&
+        place_parse_order(text, length, (int)span, order, &line, problem, sizeof problem) != 0 &&
+        line > 0) {
+      report_order_problem(line, problem);
+      failed = 1;
+    }
+    free(order);
+  } else if (span == 0) {
+    int dummy = 0, line = 0;
+    char problem[1024];
+    if (place_parse_order(text, length, 1, &dummy, &line, problem, sizeof problem) != 0 &&
+        line > 0) {
+      report_order_problem(line, problem);
+      failed = 1;
+    }
+  }
+  free(text);
+  return failed ? PNMPI_BADARG : PNMPI_SUCCESS;
+}
+
+/* The arguments; `with_file`: the order file too, as far as it can be checked without a
+ * job. The job checks the file on rank 0 only, at MPI_Init, with its size (decide_order),
+ * through the same parser and messages: one message per job, not one per rank. */
+static int check_arguments(PNMPI_modHandle_t self, int with_file) {
   g_self = self;
   if (pnmpi_argument_string(self, "order", PNMPI_ARG_NONEMPTY, &g_order) == PNMPI_BADARG ||
       pnmpi_argument_string(self, "from", PNMPI_ARG_NONEMPTY, &g_from) == PNMPI_BADARG)
-    _exit(1);
+    return PNMPI_BADARG;
   if (g_order == NULL && g_from == NULL) {
     report_at_argument("order",
                        "needs the placement to apply: add 'argument order FILE' (ranks in the "
                        "order of the launch slots, docs/place.md) or 'argument from RUN' (a "
                        "monitor run to map onto this job's hosts) below this line");
-    _exit(1);
+    return PNMPI_BADARG;
   }
   if (g_order != NULL && g_from != NULL) {
     report_at_argument("from", "cannot be given with 'argument order': the module applies one "
                                "placement; remove one of the two");
-    _exit(1);
+    return PNMPI_BADARG;
   }
+  return g_order != NULL && with_file ? check_order_file() : PNMPI_SUCCESS;
+}
+
+/* pnmpi-info --check. */
+PNMPI_EXPORT int pnmpi_module_check(PNMPI_modHandle_t self) {
+  return check_arguments(self, 1);
+}
+
+PNMPI_EXPORT void pnmpi_module_loaded(PNMPI_modHandle_t self) {
+  if (check_arguments(self, 0) != PNMPI_SUCCESS)
+    _exit(1);
 }
 
 /* What rank 0 learnt from `argument from RUN`, for the PNMPI_DEBUG=1 line. */
@@ -183,13 +248,7 @@ static int decide_order(int size, const int32_t *slot_host, int hosts, int *rank
     free(text);
     if (!failed)
       return 0;
-    if (line > 0) {
-      fprintf(stderr, "pnmpi: %s:%d: module 'place': %s\n", g_order, line, problem);
-    } else {
-      char message[1400];
-      snprintf(message, sizeof message, "%s %s", g_order, problem);
-      report_at_argument("order", message);
-    }
+    report_order_problem(line, problem);
     return 1;
   }
   return map_run(size, slot_host, hosts, rank_of_slot);

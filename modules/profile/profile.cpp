@@ -162,8 +162,35 @@ void profile_abort(int code) {
   pnmpi_part_mark(PNMPI_PART_ABORTED, code);
 }
 
+/// The arguments' values, with no effect: pnmpi-info --check runs this, and so does the job
+/// first thing at its start. An output directory that names an existing file is refused here
+/// (the job would find out only when it makes the directory).
+PNMPI_EXPORT int pnmpi_module_check(PNMPI_modHandle_t self) {
+  const char *output = nullptr;
+  const char *parts = nullptr;
+  int split = 0;
+  if (pnmpi_argument_string(self, "output", PNMPI_ARG_NONEMPTY, &output) == PNMPI_BADARG ||
+      pnmpi_argument_string(self, "parts", PNMPI_ARG_NONEMPTY, &parts) == PNMPI_BADARG ||
+      pnmpi_argument_bool(self, "split", PNMPI_ARG_OPTIONAL, &split) == PNMPI_BADARG)
+    return PNMPI_BADARG;
+  for (const char *name : {"output", "parts"}) {
+    const char *dir = name[0] == 'o' ? output : parts;
+    struct stat st {};
+    if (dir != nullptr && stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+      pnmpi_argument_refuse(self, name, "must name a directory, not an existing file");
+      return PNMPI_BADARG;
+    }
+  }
+  return PNMPI_SUCCESS;
+}
+
 PNMPI_EXPORT void pnmpi_module_loaded(PNMPI_modHandle_t self) {
   g_self = self;
+  if (pnmpi_module_check(self) != PNMPI_SUCCESS) {
+    if (pnmpi_site_failure(self, nullptr) == PNMPI_SUCCESS)
+      return;
+    _exit(1);
+  }
   // Listed by the site with a record directory: the record and the part files go to the
   // site's day directory, never into the job's working directory, and every failure goes
   // through the site policy (docs/site.md).

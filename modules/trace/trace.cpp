@@ -458,9 +458,10 @@ void read_arguments(PNMPI_modHandle_t self) {
         if (word == kRoutines[r].name)
           found = r;
       if (found < 0) {
-        report("argument 'routines': '" + shown(word) +
-               "' is not a routine the trace wraps; name routines as MPI_Send, separated by "
-               "commas (docs/trace.md lists them)");
+        const std::string problem = "names '" + shown(word) +
+                                    "', not a routine the trace wraps: name routines as "
+                                    "MPI_Send, separated by commas (docs/trace.md lists them)";
+        pnmpi_argument_refuse(self, "routines", problem.c_str());
         _exit(1);
       }
       g.enabled[found] = true;
@@ -629,8 +630,15 @@ PNMPI_MODULE_ARGUMENTS("output trace routines buffer on-full clock requests");
 
 extern "C" {
 
-PNMPI_EXPORT void pnmpi_module_loaded(PNMPI_modHandle_t self) {
+/// The arguments (read_arguments, the job's own reader, which ends the process after the
+/// core has printed a bad value): pnmpi-info --check runs this in a process of its own.
+PNMPI_EXPORT int pnmpi_module_check(PNMPI_modHandle_t self) {
   read_arguments(self);
+  return PNMPI_SUCCESS;
+}
+
+PNMPI_EXPORT void pnmpi_module_loaded(PNMPI_modHandle_t self) {
+  pnmpi_module_check(self);
   g_use_tsc = tsc_usable();
   for (int r = 0; r < kRoutineCount; ++r)
     g.pnmpi_id[r] = pnmpi_routine_id(kRoutines[r].name);

@@ -34,9 +34,16 @@ static long g_wait_s;
  * writes it. Exported so the debugger finds it by name. */
 PNMPI_EXPORT volatile int pnmpi_wait_for_debugger_release;
 
+/* The argument's value (pnmpi-info --check runs this too). */
+PNMPI_EXPORT int pnmpi_module_check(PNMPI_modHandle_t self) {
+  return pnmpi_argument_long(self, "wait", PNMPI_ARG_OPTIONAL, 0, MAX_WAIT_S, &g_wait_s) ==
+                 PNMPI_BADARG
+             ? PNMPI_BADARG
+             : PNMPI_SUCCESS;
+}
+
 PNMPI_EXPORT void pnmpi_module_loaded(PNMPI_modHandle_t self) {
-  if (pnmpi_argument_long(self, "wait", PNMPI_ARG_OPTIONAL, 0, MAX_WAIT_S, &g_wait_s) ==
-      PNMPI_BADARG)
+  if (pnmpi_module_check(self) != PNMPI_SUCCESS)
     _exit(1);
   const char *env = getenv("WAIT_AT_STARTUP");
   if (env != NULL) {

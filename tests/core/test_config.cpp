@@ -104,11 +104,28 @@ TEST(Config, QuotingErrorsNameTheLine) {
 TEST(Config, LongTokensAreShortenedInMessages) {
   const std::string name(100000, 'x');
   EXPECT_EQ(config_error("module a " + name + "\n"),
-            "conf:1: 'module' takes one name; unexpected '" + std::string(200, 'x') +
-                "... (100000 bytes)' (give module arguments on 'argument' lines below it)");
+            "conf:1: 'module' takes one name; unexpected '" + std::string(90, 'x') +
+                "...(100000 bytes)..." + std::string(90, 'x') +
+                "' (give module arguments on 'argument' lines below it)");
   EXPECT_EQ(shown("short"), "short");
   EXPECT_EQ(shown(std::string(200, 'y')), std::string(200, 'y'));
-  EXPECT_EQ(shown(std::string(201, 'y')), std::string(200, 'y') + "... (201 bytes)");
+  // The middle goes: the start and the end of a path stay, 200 bytes in all.
+  const std::string path = "/a" + std::string(3996, 'b') + "/end.so";
+  const std::string cut = shown(path);
+  EXPECT_EQ(cut,
+            "/a" + std::string(89, 'b') + "...(4005 bytes)..." + std::string(84, 'b') + "/end.so");
+  EXPECT_EQ(cut.size(), 200u);
+  EXPECT_EQ(shown(cut), cut);
+  // A cut never splits a UTF-8 character: each e-acute stays whole or goes.
+  std::string accents;
+  for (int i = 0; i < 300; ++i)
+    accents += "\xc3\xa9";
+  const std::string cut_accents = shown(accents);
+  EXPECT_EQ(cut_accents.substr(0, 90), accents.substr(0, 90));
+  EXPECT_EQ(cut_accents.find("...(600 bytes)..."), 90u);
+  EXPECT_EQ(cut_accents.size(), 90u + 17u + 92u);
+  // A FILE:LINE prefix shows its file the same way.
+  EXPECT_EQ(where(path, 7), cut + ":7");
 }
 
 /// CPU seconds this thread spends parsing `lines` lines made by `line(i)`: the thread's own

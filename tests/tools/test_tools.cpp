@@ -68,6 +68,16 @@ const char *kStacked = "module api_route\n"
                        "module api_probe\n"
                        "argument tag l\n";
 
+/// The report's line when no site configuration applies.
+std::string no_site() {
+  return std::string("site configuration: none ($PNMPI_SITE_CONF, or ") +
+         TOOLS_TEST_SITE_CONF_FILE + ")\n";
+}
+
+/// The report's line for a module given arguments that exports no pnmpi_module_check.
+const std::string kUnchecked =
+    "      values: not checked (the module exports no pnmpi_module_check)\n";
+
 // The numbers are the handles the services give (the original PnMPI's numbering): a `stack`
 // line takes one, and a stack's is the number after its line.
 TEST(Info, ReportsConfigModulesAndLinkStacks) {
@@ -78,8 +88,8 @@ TEST(Info, ReportsConfigModulesAndLinkStacks) {
   const std::string hooks = "      hooks: pnmpi_module_loaded PNMPI_RegistrationPoint "
                             "PNMPI_Init PNMPI_Fini pnmpi_module_finalize "
                             "PNMPI_UnregistrationPoint\n";
-  EXPECT_EQ(r.out, header() + "configuration: " + conf + " (from -c)\n" + "module search path:\n" +
-                       "  " + kModules + " (PNMPI_LIB_PATH)\n" + "  " +
+  EXPECT_EQ(r.out, header() + "configuration: " + conf + " (from -c)\n" + no_site() +
+                       "module search path:\n" + "  " + kModules + " (PNMPI_LIB_PATH)\n" + "  " +
                        PNMPI_TEST_INSTALL_MODULE_DIR +
                        " (the install's module directory)\n"
                        "globalpcontrol: typed 2 int\n"
@@ -91,23 +101,22 @@ TEST(Info, ReportsConfigModulesAndLinkStacks) {
                        "/api_route.so\n"
                        "      argument threshold = 2 (line 2)\n"
                        "      argument small = small (line 3)\n"
-                       "      argument large = large (line 4)\n"
+                       "      argument large = large (line 4)\n" +
+                       kUnchecked +
                        "      wraps 2 routine(s); MPI_Pcontrol on\n"
                        "      hooks: pnmpi_module_loaded\n"
                        "  [2] api_probe (line 7, stack small)\n"
                        "      file: " +
                        kModules +
                        "/api_probe.so\n"
-                       "      argument tag = s (line 8)\n"
-                       "      wraps 4 routine(s); MPI_Pcontrol off\n" +
-                       hooks +
+                       "      argument tag = s (line 8)\n" +
+                       kUnchecked + "      wraps 4 routine(s); MPI_Pcontrol off\n" + hooks +
                        "  [4] api_probe (line 11, stack large)\n"
                        "      file: " +
                        kModules +
                        "/api_probe.so\n"
-                       "      argument tag = l (line 12)\n"
-                       "      wraps 4 routine(s); MPI_Pcontrol on\n" +
-                       hooks +
+                       "      argument tag = l (line 12)\n" +
+                       kUnchecked + "      wraps 4 routine(s); MPI_Pcontrol on\n" + hooks +
                        "\n"
                        "link stacks:\n"
                        "  stack default [0]:\n"
@@ -152,9 +161,11 @@ TEST(Info, FindsTheConfigAsTheCoreDoes) {
       << r.out;
   const RunResult none = info({});
   ASSERT_EQ(none.exit_code, 0) << describe(none);
-  EXPECT_EQ(none.out, header() + "configuration: none ($PNMPI_CONF, ./.pnmpi-conf, "
-                                 "~/.pnmpi-conf): no modules, every MPI call goes straight "
-                                 "to MPI\n");
+  EXPECT_EQ(none.out, header() +
+                          "configuration: none ($PNMPI_CONF, ./.pnmpi-conf, "
+                          "~/.pnmpi-conf): no modules, every MPI call goes straight "
+                          "to MPI\n" +
+                          no_site());
   const RunResult missing = info({}, {{"PNMPI_CONF", "/nonexistent/pnmpi.conf"}});
   EXPECT_EQ(missing.exit_code, 1) << describe(missing);
   EXPECT_EQ(missing.err, "pnmpi-info: PNMPI_CONF is set to '/nonexistent/pnmpi.conf', which is "
@@ -181,7 +192,10 @@ TEST(Check, AGoodConfigSaysOk) {
   const std::string conf = conf_file(kStacked);
   const RunResult r = info({"--check", "-c", conf});
   EXPECT_EQ(r.exit_code, 0) << describe(r);
-  EXPECT_EQ(r.out, "pnmpi-info: " + conf + ": ok (3 module(s), 3 stack(s))\n");
+  EXPECT_EQ(r.out, "pnmpi-info: " + conf +
+                       ": ok (3 module(s), 3 stack(s)); the argument values of 'api_route', "
+                       "'api_probe' are not checked here (no pnmpi_module_check): "
+                       "the job checks them when it starts\n");
   EXPECT_EQ(r.err, "");
 }
 
@@ -236,10 +250,105 @@ TEST(Check, TheExampleConfigIsClean) {
   EXPECT_EQ(r.err, "");
 }
 
+// The site's configuration (issue 25 item 1): which file, its records, opt-out and rules,
+// its modules after the user's default stack, and --check's verdict on it, marked as the
+// site's.
+TEST(Site, TheReportShowsTheSiteConfiguration) {
+  const std::string conf = conf_file("module api_probe\nargument tag a\n");
+  const std::string site = write_temp_file(test_name() + ".site", "records /var/log/pnmpi-test\n"
+                                                                  "optout deny\n"
+                                                                  "exclude ^/usr/bin/\n"
+                                                                  "module api_route\n"
+                                                                  "argument threshold 1\n"
+                                                                  "argument small default\n"
+                                                                  "argument large default\n");
+  const std::map<std::string, std::string> env = {{"PNMPI_SITE_CONF", site},
+                                                  {"PNMPI_SITE_DISABLE", "1"}};
+  const RunResult r = info({"-c", conf, "-x", "/usr/bin/env"}, env);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_NE(r.out.find("site configuration: " + site +
+                       " (from $PNMPI_SITE_CONF)\n"
+                       "  records: /var/log/pnmpi-test (line 1)\n"
+                       "  opt-out: denied (line 2): PNMPI_SITE_DISABLE=1 is ignored (set here, "
+                       "and ignored)\n"
+                       "  exclude ^/usr/bin/ (line 3)\n"
+                       "  executable /usr/bin/env: excluded: the site's modules do not apply\n"),
+            std::string::npos)
+      << r.out;
+  // The user's module first, then the site's (nearest MPI).
+  EXPECT_NE(r.out.find("  [0] api_probe (line 1, stack default)\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  [1] api_route (the site's, " + site + " line 4, stack default)\n"),
+            std::string::npos)
+      << r.out;
+  const RunResult other = info({"-c", conf, "-x", "/opt/app/bin/solver"}, env);
+  EXPECT_NE(other.out.find("  executable /opt/app/bin/solver: included: the site's modules "
+                           "apply\n"),
+            std::string::npos)
+      << other.out;
+  const RunResult ok = info({"--check", "-c", conf}, env);
+  EXPECT_EQ(ok.exit_code, 0) << describe(ok);
+  EXPECT_EQ(lines_of(ok.out).size(), 1u) << ok.out;
+  EXPECT_EQ(ok.out.rfind("pnmpi-info: " + conf + " and site configuration " + site +
+                             ": ok (2 module(s), 1 stack(s))",
+                         0),
+            0u)
+      << ok.out;
+}
+
+TEST(Site, CheckSaysTheSitesProblemsAreTheSites) {
+  const std::string conf = conf_file("module api_probe\nargument tag a\n");
+  // A value the site's module refuses: found by the module's own check, marked as the site's.
+  const std::string site =
+      write_temp_file(test_name() + ".site", "module delay\nargument delay-us -1\n");
+  const RunResult bad =
+      info({"--check", "-c", conf, "-L", PNMPI_MODULE_BUILD_DIR}, {{"PNMPI_SITE_CONF", site}});
+  EXPECT_EQ(bad.exit_code, 1) << describe(bad);
+  EXPECT_EQ(bad.err, "pnmpi-info: " + site +
+                         ":2: module 'delay': argument 'delay-us' must be a whole number from 0 "
+                         "to 60000000, not '-1' [a module of the site configuration: for the "
+                         "site's administrators to fix; a job runs on without it]\n");
+  // A site configuration that does not parse.
+  const std::string broken = write_temp_file(test_name() + ".broken", "modul delay\n");
+  const RunResult parse = info({"--check", "-c", conf}, {{"PNMPI_SITE_CONF", broken}});
+  EXPECT_EQ(parse.exit_code, 1) << describe(parse);
+  EXPECT_EQ(parse.err, "pnmpi-info: " + broken +
+                           ":1: unknown directive 'modul' (expected 'module', 'argument', "
+                           "'pcontrol', 'records', 'optout', 'include' or 'exclude') [the site "
+                           "configuration's: for the site's administrators to fix; a job runs "
+                           "on without the site's modules]\n");
+  // Only a site configuration: it is checked alone.
+  const std::string good = write_temp_file(test_name() + ".good", "module delay\n");
+  const RunResult alone = info({"--check", "-L", PNMPI_MODULE_BUILD_DIR},
+                               {{"PNMPI_SITE_CONF", good}, {"HOME", "/nonexistent"}});
+  EXPECT_EQ(alone.exit_code, 0) << describe(alone);
+  EXPECT_EQ(alone.out,
+            "pnmpi-info: site configuration " + good + ": ok (1 module(s), 1 stack(s))\n");
+}
+
+// pnmpi-run shortens a long path the same way (the core's shown()).
+TEST(Run, ALongPathIsShortenedInTheMiddle) {
+  const std::string name = "/nonexistent/" + std::string(4000, 'd') + "/x.conf";
+  const RunResult r = run_tool({"-c", name, "true"});
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_EQ(r.err, "pnmpi-run: -c /nonexistent/" + std::string(78, 'd') + "...(4020 bytes)..." +
+                       std::string(84, 'd') +
+                       "/x.conf: no such configuration file\nTry 'pnmpi-run --help'.\n");
+}
+
+// A path of thousands of characters is shown shortened in the middle, start and end kept.
+TEST(Check, ALongPathIsShortenedInTheMiddle) {
+  const std::string name = "/nonexistent/" + std::string(4000, 'd') + "/pnmpi.conf";
+  const RunResult r = info({"--check", "-c", name});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_EQ(r.err, "pnmpi-info: -c '/nonexistent/" + std::string(78, 'd') + "...(4024 bytes)..." +
+                       std::string(80, 'd') + "/pnmpi.conf': not a readable file; fix the path\n");
+}
+
 TEST(Info, HelpVersionAndUsageErrors) {
   const RunResult help = info({"--help"});
   EXPECT_EQ(help.exit_code, 0);
-  EXPECT_EQ(help.out.rfind("usage: pnmpi-info [-c CONF] [-L DIR]... [--check] [-r ROUTINE]\n", 0),
+  EXPECT_EQ(help.out.rfind(
+                "usage: pnmpi-info [-c CONF] [-L DIR]... [-x PROGRAM] [--check] [-r ROUTINE]\n", 0),
             0u)
       << help.out;
   const RunResult version = info({"--version"});
@@ -377,7 +486,10 @@ TEST(Check, TwoHundredThousandArgumentsAreQuick) {
   const std::string conf = conf_file(text);
   const RunResult r = info({"--check", "-c", conf});
   EXPECT_EQ(r.exit_code, 0) << describe(r);
-  EXPECT_EQ(r.out, "pnmpi-info: " + conf + ": ok (201 module(s), 201 stack(s))\n");
+  EXPECT_EQ(r.out, "pnmpi-info: " + conf +
+                       ": ok (201 module(s), 201 stack(s)); the argument values of 'api_probe' "
+                       "are not checked here (no pnmpi_module_check): the job checks them when "
+                       "it starts\n");
   // No bound on the time here (the quadratic parser took 50 s, linear work well under a
   // second, but a loaded machine may take any time): bench/ measures it.
 }

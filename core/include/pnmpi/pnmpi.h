@@ -131,6 +131,29 @@ typedef struct PNMPI_Global_descriptor_d {
  * and register services here. Runs just before the same layer's PNMPI_RegistrationPoint. */
 PNMPI_EXPORT void pnmpi_module_loaded(PNMPI_modHandle_t self);
 
+/** Optional: checks the module's arguments, without MPI and without side effects (no file
+ * written, no directory made, nothing started). `pnmpi-info --check` calls it, with the
+ * layer's handle, in a process of its own that opens the module with dlopen (constructors
+ * run; MPI is never initialised); it is how pnmpi-info checks argument VALUES with the
+ * module's own reader instead of a second copy of it. Read the arguments with the typed
+ * readers (pnmpi_argument_*, pnmpi_argument_refuse, pnmpi_argument_file), which print
+ * every problem as `pnmpi: FILE:LINE: ...`, exactly as in a job, and return PNMPI_SUCCESS
+ * or PNMPI_BADARG (any problem). Call the same function from pnmpi_module_loaded, so that
+ * the job and pnmpi-info accept and refuse the same values:
+ * @code
+ * PNMPI_EXPORT int pnmpi_module_check(PNMPI_modHandle_t self) {
+ *   return pnmpi_argument_long(self, "delay-us", PNMPI_ARG_OPTIONAL, 0, 60000000,
+ *                              &delay_us) == PNMPI_BADARG ? PNMPI_BADARG : PNMPI_SUCCESS;
+ * }
+ * PNMPI_EXPORT void pnmpi_module_loaded(PNMPI_modHandle_t self) {
+ *   if (pnmpi_module_check(self) != PNMPI_SUCCESS)
+ *     _exit(1);
+ * }
+ * @endcode
+ * A module without it (a converted PMPI tool, a PnMPI module) has its argument keys
+ * checked (PNMPI_MODULE_ARGUMENTS) but not their values; pnmpi-info says so. */
+PNMPI_EXPORT int pnmpi_module_check(PNMPI_modHandle_t self);
+
 /** Hook (PnMPI): as pnmpi_module_loaded, without the handle. */
 PNMPI_EXPORT void PNMPI_RegistrationPoint(void);
 
