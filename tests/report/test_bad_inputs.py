@@ -327,7 +327,9 @@ CASES["sizes and options (item 7)"] = [
      NODES_MSG % "99999999999x99999999999"),
     ("--nodes with 5000 digits", {"r.json": GOOD},
      ["heatmap", "{d}/r.json", "-o", "{d}/h.png", "--nodes", "9" * 5000 + "x1"],
-     "--nodes must be NxC with positive N and C, such as 4x8, not '%s'" % ("9" * 5000 + "x1")),
+     # A word over 200 bytes is cut in the middle, as the core's messages do (item 11).
+     "--nodes must be NxC with positive N and C, such as 4x8, not '%s...(5004 bytes)...%sx1'"
+     % ("9" * 90, "9" * 88)),
     ("--nodes 300000x1", {"r.json": GOOD},
      ["html", "{d}/r.json", "-o", "{d}/h.html", "--nodes", "300000x1"],
      NODES_MSG % "300000x1"),
@@ -487,6 +489,30 @@ class Names(common.Case):
             self.assertEqual(f.read(), "rank 0=node-1.example_a slot=0\nrank 1=n2 slot=0\n")
         with open(self.path("rf.mpich")) as f:
             self.assertEqual(f.read(), "node-1.example_a:1\nn2:1\n")
+
+
+class LongNames(common.Case):
+    """A path of thousands of characters is shown by its start and its end (issue 26 item
+    11), as the core's messages show it; cutting never splits a character."""
+
+    def test_a_long_path_is_cut_in_the_middle(self):
+        long = self.path("d" * 200 + "/" + "\u00e9" * 1800 + "/r.json")
+        status, _, err = common.run("summary", long)
+        self.assertEqual(status, 2, err)
+        line = err.strip()
+        self.assertTrue(line.startswith("pnmpi-report: " + long[:60]), line)
+        # The word cut is the path and the colon after it.
+        self.assertIn("...(%d bytes)..." % (len(long.encode()) + 1), line)
+        self.assertIn("\u00e9" * 10 + "/r.json: no such file", line)
+        self.assertLess(len(line.encode()), 1000, line)
+
+    def test_shortening_twice_changes_nothing(self):
+        from pnmpi_report import text
+        for word in ("x" * 5000, "\u00e9" * 3000, "a" * 201, "b" * 200):
+            once = text.shown(word)
+            self.assertLessEqual(len(once.encode()), text.SHOWN_LENGTH)
+            self.assertEqual(text.shown(once), once)
+            once.encode("utf-8")  # whole characters only
 
 
 class TopZero(common.Case):

@@ -10,7 +10,7 @@ import sys
 import traceback
 
 from .errors import ReportError
-from .text import printable
+from .text import message, printable
 
 SUBCOMMANDS = ["summary", "heatmap", "html", "diff", "reorder", "timeline", "check", "site"]
 
@@ -47,7 +47,7 @@ def main(argv):
         sys.stdout.flush()
         return status
     except ReportError as e:
-        sys.stderr.write("pnmpi-report: %s\n" % printable(e))
+        sys.stderr.write("pnmpi-report: %s\n" % message(e))
         return 2
     except KeyboardInterrupt:
         sys.stderr.write("pnmpi-report: interrupted\n")
@@ -61,8 +61,8 @@ def main(argv):
         # output.write_atomic, whose errors are ReportErrors).
         _silence_stdout()
         sys.stderr.write("pnmpi-report: %s: cannot write: %s\n" % (
-            printable(e.filename) if e.filename else "standard output",
-            e.strerror or printable(e)))
+            message(e.filename) if e.filename else "standard output",
+            e.strerror or message(e)))
         return 2
     except MemoryError:
         sys.stderr.write("pnmpi-report: out of memory\n")
@@ -72,5 +72,5 @@ def main(argv):
             traceback.print_exc()
         sys.stderr.write("pnmpi-report: internal error: %s: %s (please report it with the "
                          "command line; PNMPI_REPORT_DEBUG=1 prints where)\n"
-                         % (type(e).__name__, printable(e)))
+                         % (type(e).__name__, message(e)))
         return 3
