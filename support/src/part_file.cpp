@@ -46,9 +46,9 @@ void fill_identity(pnmpi_part_header_t *h) {
   copy_text(h->host, sizeof h->host, host);
   copy_text(h->job_id, sizeof h->job_id, pnmpi_job_id());
   const char *user = std::getenv("USER");
+  struct passwd pw, *res = nullptr;
+  char buf[1024]; // holds the name getpwuid_r returns: it must outlive the copy below
   if (user == nullptr || !*user) {
-    struct passwd pw, *res = nullptr;
-    char buf[1024];
     if (getpwuid_r(getuid(), &pw, buf, sizeof buf, &res) == 0 && res != nullptr)
       user = res->pw_name;
   }

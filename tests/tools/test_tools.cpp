@@ -454,7 +454,7 @@ TEST(Check, AnArgumentTheModuleDoesNotTakeIsAnError) {
   EXPECT_EQ(monitor.exit_code, 1) << describe(monitor);
   EXPECT_NE(monitor.err.find(":2: module 'monitor' takes no argument 'ouptut' (it takes record, "
                              "output, files, histograms, summary, top, max-sessions, "
-                             "gather-round-bytes, json-dense, json-dense-limit); check the "
+                             "gather-round-bytes, json-dense, json-dense-limit, parts); check the "
                              "spelling\n"),
             std::string::npos)
       << describe(monitor);

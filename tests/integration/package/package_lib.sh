@@ -45,6 +45,17 @@ expect_line() {
     sed 's/^/    /' "$1" >&2
   fi
 }
+# expect_text FILE TEXT [N]: TEXT occurs N times (default 1) in FILE, wherever in a line: for
+# output that several ranks write to one stream, where the launcher may join one rank's line
+# to another's (MPICH's Hydra was seen to).
+expect_text() {
+  local n
+  n=$(grep -oF -- "$2" "$1" | wc -l)
+  if [ "$n" != "${3:-1}" ]; then
+    fail "expected '$2' ${3:-1} time(s) in $1, found $n; it holds:"
+    sed 's/^/    /' "$1" >&2
+  fi
+}
 step() { echo "== $*"; }
 
 # set_launch: the array launch, mpirun of $mpiexec for 2 ranks (Open MPI: as root,

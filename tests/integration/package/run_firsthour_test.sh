@@ -117,7 +117,7 @@ echo \"pnmpi-run=\$(type -P pnmpi-run)\"
 pnmpi-info -c my.conf" >"$work/page.out" 2>"$work/page.err" ||
     { cat "$work/page.err" >&2; fail "the page's module commands failed"; }
   for r in 0 1; do
-    expect_line "$work/page.out" "app: rank $r of 2, PNMPI_SUCCESS=0"
+    expect_text "$work/page.out" "app: rank $r of 2, PNMPI_SUCCESS=0"
   done
   expect_line "$work/page.out" "PNMPI_LIB_PATH=unset"
   expect_line "$work/page.out" "pnmpi-run=$prefix/bin/pnmpi-run"
@@ -220,15 +220,15 @@ part_pnmpi_style() {
   "${launch[@]}" "$prefix/bin/pnmpi-run" -c "$work/sendcount.conf" "$work/build/sends" \
     >"$work/run.out" 2>"$work/run.err" ||
     { cat "$work/run.err" >&2; fail "the job with the PnMPI-style module failed"; }
-  expect_line "$work/run.out" "sends: done"
-  expect_line "$work/run.out" "sendcount[0]: 3 send(s)"
-  expect_line "$work/run.out" "sendcount[1]: 1 send(s)"
+  expect_text "$work/run.out" "sends: done"
+  expect_text "$work/run.out" "sendcount[0]: 3 send(s)"
+  expect_text "$work/run.out" "sendcount[1]: 1 send(s)"
   step "the program linked with \${PnMPI_LIBRARIES}, PNMPI_CONF"
   PNMPI_CONF="$work/sendcount.conf" "${launch[@]}" "$work/build/sends_linked" \
     >"$work/linked.out" 2>"$work/linked.err" ||
     { cat "$work/linked.err" >&2; fail "the linked job failed"; }
-  expect_line "$work/linked.out" "sendcount[0]: 3 send(s)"
-  expect_line "$work/linked.out" "sendcount[1]: 1 send(s)"
+  expect_text "$work/linked.out" "sendcount[0]: 3 send(s)"
+  expect_text "$work/linked.out" "sendcount[1]: 1 send(s)"
   if grep -q "PNMPI_Service_RegisterModule failed" "$work/run.err" "$work/linked.err"; then
     fail "the module's registration failed: $(cat "$work/run.err")"
   fi
