@@ -68,10 +68,12 @@ echo "== unit tests and MPI jobs under AddressSanitizer and UBSan"
 cmake -S . -B build-asan -DMPI_C_COMPILER=mpicc.openmpi -DMPI_Fortran_COMPILER=mpif90.openmpi \
   -DPNMPI_REQUIRE_FORTRAN=ON -DCMAKE_BUILD_TYPE=Debug -DPNMPI_SANITIZE=address,undefined \
   -DPNMPI_BUILD_BENCH=OFF >/dev/null
+# Only the tests' targets are built here, so the tests that install the whole tree (package.*)
+# run in the two release builds above, not here.
 cmake --build build-asan -j"${jobs}" --target test_core test_patcher test_tools test_monitor_unit \
   test_mpit_unit test_integration test_delay test_fortran test_mapping_unit pnmpi_mapping pnmpi-map
 ASAN_OPTIONS=detect_leaks=1:verify_asan_link_order=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-  run_ctest --test-dir build-asan -L unit -E '^stubgen' -j"${jobs}"
+  run_ctest --test-dir build-asan -L unit -E '^(stubgen|package)' -j"${jobs}"
 # Dispatch, loading, copies, hooks, the Fortran bindings' redirection and the start-up checks
 # in real mpirun jobs. Leaks are not checked there: the MPI libraries keep memory until exit.
 ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
