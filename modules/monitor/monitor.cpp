@@ -8,6 +8,7 @@
 
 #include <pnmpi/pnmpi.h>
 #include <pnmpi/support.h>
+#include <pnmpi/world_ranks.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -84,21 +85,6 @@ std::uint64_t type_size_slow(MPI_Datatype type) noexcept {
 namespace {
 
 // ---- groups -------------------------------------------------------------------------------
-
-/// The world rank of every rank of `group` (MPI_UNDEFINED becomes -1).
-std::vector<int> world_ranks_of(MPI_Group group) {
-  int n = 0;
-  PMPI_Group_size(group, &n);
-  std::vector<int> ranks(static_cast<std::size_t>(n)), world(static_cast<std::size_t>(n), -1);
-  for (int i = 0; i < n; ++i)
-    ranks[static_cast<std::size_t>(i)] = i;
-  if (n > 0)
-    PMPI_Group_translate_ranks(group, n, ranks.data(), g.world_group, world.data());
-  for (int &w : world)
-    if (w == MPI_UNDEFINED)
-      w = -1;
-  return world;
-}
 
 /// MPI deletes our attribute when a communicator is freed (by anyone, or at finalize):
 /// its translation table goes with it; its collective statistics stay for the output.
@@ -224,7 +210,8 @@ CommInfo *comm_slow(MPI_Comm comm) noexcept {
     PMPI_Group_size(local, &local_size);
     if (inter)
       PMPI_Comm_remote_group(comm, &peers);
-    const std::vector<int> worlds = world_ranks_of(inter ? peers : local);
+    const std::vector<int> worlds =
+        support::group_world_ranks(inter ? peers : local, g.world_group);
     PMPI_Group_free(&local);
     if (inter)
       PMPI_Group_free(&peers);
@@ -255,7 +242,7 @@ CommInfo *win_slow(MPI_Win win) noexcept {
     int rank = -1, size = 0;
     PMPI_Group_rank(group, &rank);
     PMPI_Group_size(group, &size);
-    const std::vector<int> worlds = world_ranks_of(group);
+    const std::vector<int> worlds = support::group_world_ranks(group, g.world_group);
     PMPI_Group_free(&group);
     CommInfo *wi = nullptr;
     {
@@ -274,7 +261,7 @@ CollStats *stats_slow(CommInfo *ci, MPI_Comm comm) noexcept {
   try {
     MPI_Group local = MPI_GROUP_NULL;
     PMPI_Comm_group(comm, &local);
-    const std::vector<int> worlds = world_ranks_of(local);
+    const std::vector<int> worlds = support::group_world_ranks(local, g.world_group);
     PMPI_Group_free(&local);
     return attach_stats(ci, comm, worlds);
   } catch (...) {

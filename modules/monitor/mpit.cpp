@@ -11,6 +11,7 @@
 // the MPI: a handle or index the MPI does not know crashes Open MPI 4.1 and MPICH 4.0.
 
 #include <pnmpi/pnmpi.h>
+#include <pnmpi/world_ranks.h>
 
 #include <algorithm>
 #include <atomic>
@@ -130,22 +131,8 @@ int bind(int k, MPI_Comm comm, mpit::Binding &b) {
     b.comm_stats = ci != nullptr ? stats_of(ci, comm) : nullptr;
     return b.comm_stats != nullptr ? MPI_SUCCESS : MPI_T_ERR_MEMORY;
   }
-  MPI_Group group = MPI_GROUP_NULL;
-  if (PMPI_Comm_group(comm, &group) != MPI_SUCCESS)
-    return MPI_T_ERR_INVALID_HANDLE;
-  int n = 0;
-  PMPI_Group_size(group, &n);
-  std::vector<int> ranks(static_cast<std::size_t>(n));
-  b.worlds.assign(static_cast<std::size_t>(n), -1);
-  for (int i = 0; i < n; ++i)
-    ranks[static_cast<std::size_t>(i)] = i;
-  if (n > 0)
-    PMPI_Group_translate_ranks(group, n, ranks.data(), g.world_group, b.worlds.data());
-  PMPI_Group_free(&group);
-  for (int &w : b.worlds)
-    if (w == MPI_UNDEFINED)
-      w = -1;
-  return MPI_SUCCESS;
+  b.worlds = support::comm_world_ranks(comm, g.world_group);
+  return b.worlds.empty() ? MPI_T_ERR_INVALID_HANDLE : MPI_SUCCESS;
 }
 
 /// The monitor's variable number for an index at or after the MPI's own, or -1. `rc` gets

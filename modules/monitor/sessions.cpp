@@ -8,6 +8,7 @@
 #include "sessions.h"
 
 #include <pnmpi/pnmpi.h>
+#include <pnmpi/world_ranks.h>
 
 #include <cstdio>
 #include <cstring>
@@ -101,26 +102,14 @@ int api_start(MPI_Comm comm, int *msid) {
   if (comm_info(comm) == nullptr)
     return MPI_M_INTERNAL_FAIL;
   PMPI_Comm_rank(comm, &rank);
-  MPI_Group group = MPI_GROUP_NULL;
-  if (PMPI_Comm_group(comm, &group) != MPI_SUCCESS)
-    return MPI_M_MPIT_FAIL;
-  int n = 0;
-  PMPI_Group_size(group, &n);
-  std::vector<int> ranks, worlds;
+  std::vector<int> worlds;
   try {
-    ranks.resize(static_cast<std::size_t>(n));
-    worlds.assign(static_cast<std::size_t>(n), -1);
+    worlds = support::comm_world_ranks(comm, g.world_group);
   } catch (...) {
-    PMPI_Group_free(&group);
     return MPI_M_INTERNAL_FAIL;
   }
-  for (int i = 0; i < n; ++i)
-    ranks[static_cast<std::size_t>(i)] = i;
-  PMPI_Group_translate_ranks(group, n, ranks.data(), g.world_group, worlds.data());
-  PMPI_Group_free(&group);
-  for (int &w : worlds)
-    if (w == MPI_UNDEFINED)
-      w = -1;
+  if (worlds.empty())
+    return MPI_M_MPIT_FAIL;
   return table().start(comm, rank, std::move(worlds), msid);
 }
 

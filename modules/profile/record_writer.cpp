@@ -95,13 +95,6 @@ bool excluded_from_mpi_time(int id) {
          std::strcmp(n, "MPI_Finalize") == 0;
 }
 
-std::string json(const std::string &s) {
-  std::string out(pnmpi_json_string(s.c_str(), nullptr, 0) + 1, '\0');
-  pnmpi_json_string(s.c_str(), &out[0], out.size());
-  out.pop_back();
-  return out;
-}
-
 std::vector<std::string> config_modules() {
   std::string path;
   if (const char *c = std::getenv("PNMPI_CONF"))
@@ -330,23 +323,25 @@ int write_record(const std::vector<char> &all, const std::vector<int> &offsets, 
     hash[0] = '\0';
   std::ostringstream m;
   m.precision(17);
-  m << "{\"format\": \"pnmpi-record\", \"version\": 1, \"job_id\": " << json(job)
-    << ", \"user\": " << json(user) << ", \"executable\": " << json(exe)
-    << ", \"executable_hash\": " << json(hash) << ", \"start\": " << start / 1e9
+  m << "{\"format\": \"pnmpi-record\", \"version\": 1, \"job_id\": " << support::json_string(job)
+    << ", \"user\": " << support::json_string(user)
+    << ", \"executable\": " << support::json_string(exe)
+    << ", \"executable_hash\": " << support::json_string(hash) << ", \"start\": " << start / 1e9
     << ", \"end\": " << end / 1e9 << ", \"ranks\": " << size << ", \"hosts\": [";
   for (size_t k = 0; k < hosts.size(); ++k)
-    m << (k ? ", " : "") << json(hosts[k]);
+    m << (k ? ", " : "") << support::json_string(hosts[k]);
   m << "], \"modules\": [";
   const std::vector<std::string> modules = config_modules();
   for (size_t k = 0; k < modules.size(); ++k)
-    m << (k ? ", " : "") << json(modules[k]);
-  m << "], \"pnmpi_version\": " << json(PNMPI_VERSION) << ", \"mpi\": " << json(mpi_version())
+    m << (k ? ", " : "") << support::json_string(modules[k]);
+  m << "], \"pnmpi_version\": " << support::json_string(PNMPI_VERSION)
+    << ", \"mpi\": " << support::json_string(mpi_version())
     << ", \"ended\": \"finalized\", \"routines\": [";
   for (size_t k = 0; k < F; ++k)
-    m << (k ? ", " : "") << json(profile_routine_names[ids[k]]);
+    m << (k ? ", " : "") << support::json_string(profile_routine_names[ids[k]]);
   m << "], \"comm_names\": [";
   for (size_t k = 0; k < comm_names.size(); ++k)
-    m << (k ? ", " : "") << json(comm_names[k]);
+    m << (k ? ", " : "") << support::json_string(comm_names[k]);
   m << "]}";
   const std::string meta = m.str();
 

@@ -46,11 +46,11 @@ std::string make_directories(const std::string &path) {
       continue;
     const std::string part = path.substr(0, i);
     if (::mkdir(part.c_str(), 0755) != 0 && errno != EEXIST)
-      return "cannot create directory '" + shown(part) + "': " + errno_text();
+      return "cannot create directory '" + escape_name(part) + "': " + errno_text();
   }
   struct stat st;
   if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    return "'" + shown(path) + "' is not a directory";
+    return "'" + escape_name(path) + "' is not a directory";
   return "";
 }
 
@@ -84,8 +84,8 @@ std::string remove_files(const std::string &dir, std::initializer_list<const cha
   return other;
 }
 
-/// Removes what write_file() leaves of a file whose writing was cut short (".NAME.XXXXXX")
-/// from a directory only the trace writes in.
+/// Removes what write_file() leaves of a file whose writing was cut short
+/// (".NAME.tmp.PID.RANDOM", pnmpi_atomic_open()) from a directory only the trace writes in.
 void remove_temporaries(const std::string &dir) {
   if (DIR *d = ::opendir(dir.c_str())) {
     while (const dirent *e = ::readdir(d)) {
@@ -103,9 +103,9 @@ std::string remove_traces(const std::string &dir) {
   const std::string traces = dir + "/traces";
   const std::string other = remove_files(traces, {".evt", ".def"});
   if (::rmdir(traces.c_str()) != 0 && errno != ENOENT)
-    return "cannot remove '" + shown(traces) + "': " +
+    return "cannot remove '" + escape_name(traces) + "': " +
            (other.empty() ? errno_text()
-                          : "it holds '" + shown(other) + "', which the trace did not write");
+                          : "it holds '" + escape_name(other) + "', which the trace did not write");
   return "";
 }
 
@@ -119,7 +119,7 @@ std::string remove_archive_dir(const std::string &dir) {
   // The temporary copy of a summary.txt whose writing was cut short (write_file).
   remove_temporaries(dir);
   if (::rmdir(dir.c_str()) != 0 && errno != ENOENT)
-    return "cannot remove '" + shown(dir) + "': " + errno_text();
+    return "cannot remove '" + escape_name(dir) + "': " + errno_text();
   return "";
 }
 
@@ -143,15 +143,9 @@ std::string staging_dir() {
   return g.output + kStaging;
 }
 
-std::string shown(const std::string &name) {
-  std::string out(pnmpi_escape_name(name.c_str(), nullptr, 0), '\0');
-  pnmpi_escape_name(name.c_str(), &out[0], out.size() + 1);
-  return out;
-}
-
 std::string write_file(const std::string &path, const std::string &text) {
-  const int e = pnmpi_write_file_atomic(path.c_str(), text.data(), text.size());
-  return e == 0 ? "" : "cannot write '" + shown(path) + "': " + std::strerror(e);
+  std::string error;
+  return support::write_file_atomically(path, text, error) ? "" : error;
 }
 
 std::string prepare_output() {
@@ -172,10 +166,10 @@ std::string prepare_output() {
   // directory the trace could not remove.
   const std::string other = remove_files(g.output + "/traces", {".evt", ".def"}, false);
   if (!other.empty())
-    return "cannot replace the earlier archive in '" + shown(g.output) + "/traces': it holds '" +
-           shown(other) + "', which the trace did not write";
+    return "cannot replace the earlier archive in '" + escape_name(g.output) +
+           "/traces': it holds '" + escape_name(other) + "', which the trace did not write";
   if (::mkdir(staging_dir().c_str(), 0755) != 0)
-    return "cannot create directory '" + shown(staging_dir()) + "': " + errno_text();
+    return "cannot create directory '" + escape_name(staging_dir()) + "': " + errno_text();
   return write_file(g.output + "/INCOMPLETE", std::string(kIncompleteText) + kEarlierText);
 }
 
@@ -185,18 +179,19 @@ std::string commit_archive() {
   struct stat st;
   if (::lstat((g.output + "/traces").c_str(), &st) == 0) {
     if (::mkdir(aside.c_str(), 0755) != 0 && errno != EEXIST)
-      return "cannot create directory '" + shown(aside) + "': " + errno_text();
+      return "cannot create directory '" + escape_name(aside) + "': " + errno_text();
     if (std::rename((g.output + "/traces").c_str(), (aside + "/traces").c_str()) != 0)
-      return "cannot move the earlier archive's '" + shown(g.output) +
+      return "cannot move the earlier archive's '" + escape_name(g.output) +
              "/traces' aside: " + errno_text();
   }
   for (const char *name : kArchiveFiles) {
     const std::string from = staging_dir() + "/" + name, to = g.output + "/" + name;
     if (std::rename(from.c_str(), to.c_str()) != 0)
-      return "cannot move '" + shown(from) + "' to '" + shown(to) + "': " + errno_text();
+      return "cannot move '" + escape_name(from) + "' to '" + escape_name(to) +
+             "': " + errno_text();
   }
   if (std::remove((g.output + "/INCOMPLETE").c_str()) != 0)
-    return "cannot remove '" + shown(g.output) + "/INCOMPLETE': " + errno_text();
+    return "cannot remove '" + escape_name(g.output) + "/INCOMPLETE': " + errno_text();
   std::string error = remove_archive_dir(staging_dir());
   const std::string aside_error = remove_archive_dir(aside);
   return error.empty() ? aside_error : error;

@@ -7,6 +7,8 @@
 
 #include "trace.h"
 
+#include <pnmpi/world_ranks.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -131,7 +133,7 @@ static bool flush(ThreadBuffer *b) noexcept {
     return true;
   if (b->fd == -2) {
     errno = EIO;
-    spill_failed(b, n, "cannot write spill file '" + shown(spill_path(b->index)) + "'");
+    spill_failed(b, n, "cannot write spill file '" + escape_name(spill_path(b->index)) + "'");
     b->flushes++;
     b->pos = b->base;
     return false;
@@ -140,7 +142,7 @@ static bool flush(ThreadBuffer *b) noexcept {
     const std::string path = spill_path(b->index);
     b->fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (b->fd < 0) {
-      spill_failed(b, n, "cannot create spill file '" + shown(path) + "'");
+      spill_failed(b, n, "cannot create spill file '" + escape_name(path) + "'");
       b->pos = b->base;
       return false;
     }
@@ -158,7 +160,7 @@ static bool flush(ThreadBuffer *b) noexcept {
       b->fd = -2; // unusable: every later flush is lost, the records so far are kept
     }
     errno = error;
-    spill_failed(b, n, "cannot write spill file '" + shown(spill_path(b->index)) + "'");
+    spill_failed(b, n, "cannot write spill file '" + escape_name(spill_path(b->index)) + "'");
   }
   b->flushes++;
   b->pos = b->base;
@@ -313,17 +315,6 @@ void complete_requests(int count, const MPI_Request *before, const MPI_Status *s
 
 namespace {
 
-std::vector<int> world_of(MPI_Group group) {
-  int n = 0;
-  PMPI_Group_size(group, &n);
-  std::vector<int> ranks(static_cast<std::size_t>(n)), world(static_cast<std::size_t>(n), -1);
-  for (int i = 0; i < n; ++i)
-    ranks[static_cast<std::size_t>(i)] = i;
-  if (n > 0)
-    PMPI_Group_translate_ranks(group, n, ranks.data(), g.world_group, world.data());
-  return world;
-}
-
 void add_entry(std::vector<GroupEntry> &list, GroupEntry e) {
   std::lock_guard<std::mutex> guard(g.lock);
   for (const GroupEntry &o : list)
@@ -346,14 +337,14 @@ void register_comm(MPI_Comm comm, std::uint64_t t) noexcept {
     GroupEntry e;
     e.handle = key_of(comm);
     e.created = t;
-    e.world = world_of(group);
+    e.world = support::group_world_ranks(group, g.world_group);
     PMPI_Group_free(&group);
     if (inter) {
       // Point-to-point peers and roots of an inter-communicator are ranks of its remote
       // group: the archive defines it as an OTF2 InterComm of both groups.
       MPI_Group remote;
       PMPI_Comm_remote_group(comm, &remote);
-      e.remote = world_of(remote);
+      e.remote = support::group_world_ranks(remote, g.world_group);
       e.inter = true;
       PMPI_Group_free(&remote);
     }
@@ -372,7 +363,7 @@ void register_win(MPI_Win win, MPI_Comm over, std::uint64_t t) noexcept {
     GroupEntry e;
     e.handle = key_of(win);
     e.created = t;
-    e.world = world_of(group);
+    e.world = support::group_world_ranks(group, g.world_group);
     e.comm = key_of(over);
     PMPI_Group_free(&group);
     add_entry(g.wins, std::move(e));
@@ -458,7 +449,7 @@ void read_arguments(PNMPI_modHandle_t self) {
         if (word == kRoutines[r].name)
           found = r;
       if (found < 0) {
-        const std::string problem = "names '" + shown(word) +
+        const std::string problem = "names '" + escape_name(word) +
                                     "', not a routine the trace wraps: name routines as "
                                     "MPI_Send, separated by commas (docs/trace.md lists them)";
         pnmpi_argument_refuse(self, "routines", problem.c_str());
@@ -576,7 +567,7 @@ void finish_archive(const std::string &error) {
     // fails, as for any other output lost.
     report("rank " + std::to_string(g.rank) + ": " + std::to_string(lost) +
            " events are missing from the archive: " + std::to_string(lost_threads) +
-           " thread(s) could not write their spill files in '" + shown(g.output) + "/raw' (" +
+           " thread(s) could not write their spill files in '" + escape_name(g.output) + "/raw' (" +
            std::strerror(lost_errno) + ")");
     pnmpi_fail_at_exit();
   }
@@ -595,8 +586,8 @@ void finish_archive(const std::string &error) {
       struct stat st;
       const bool earlier = ::stat((g.output + "/traces.otf2").c_str(), &st) == 0;
       const std::string marked = mark_failed(lines);
-      report("the archive in '" + shown(g.output) + "' was not written (see " + shown(g.output) +
-             "/INCOMPLETE)" +
+      report("the archive in '" + escape_name(g.output) + "' was not written (see " +
+             escape_name(g.output) + "/INCOMPLETE)" +
              (earlier ? "; the earlier run's archive there is left as it was" : "") +
              (marked.empty() ? "" : "; " + marked));
     }

@@ -395,7 +395,7 @@ std::string mark_failed(const std::string &failures);
 std::string write_file(const std::string &path, const std::string &text);
 /// A name from an input (a path, a host) as messages and summary.txt show it: control
 /// characters escaped (pnmpi_escape_name), so that it cannot forge lines.
-std::string shown(const std::string &name);
+using support::escape_name;
 
 /// The host name of every rank (gathered at MPI_Init).
 const std::vector<std::string> &hosts();

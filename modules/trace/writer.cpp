@@ -356,7 +356,7 @@ std::string check(OTF2_ErrorCode rc, const std::string &file) {
   g_otf2_first = OTF2_SUCCESS;
   if (code == OTF2_SUCCESS)
     return "";
-  return "cannot write '" + shown(file) + "': " + OTF2_Error_GetDescription(code);
+  return "cannot write '" + escape_name(file) + "': " + OTF2_Error_GetDescription(code);
 }
 
 /// Keeps the first error.
@@ -396,7 +396,7 @@ std::string replay(ThreadBuffer *b, Converter &conv) {
     b->fd = -1;
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-      return "cannot read back spill file '" + shown(path) + "': " + std::strerror(errno);
+      return "cannot read back spill file '" + escape_name(path) + "': " + std::strerror(errno);
     std::vector<Record> chunk(4096);
     std::uint64_t read = 0;
     for (;;) {
@@ -406,7 +406,7 @@ std::string replay(ThreadBuffer *b, Converter &conv) {
       if (n < 0) {
         const std::string why = std::strerror(errno);
         ::close(fd);
-        return "cannot read back spill file '" + shown(path) + "': " + why;
+        return "cannot read back spill file '" + escape_name(path) + "': " + why;
       }
       if (n == 0)
         break;
@@ -416,7 +416,7 @@ std::string replay(ThreadBuffer *b, Converter &conv) {
     }
     ::close(fd);
     if (read != b->spilled)
-      return "spill file '" + shown(path) + "' holds " + std::to_string(read) +
+      return "spill file '" + escape_name(path) + "' holds " + std::to_string(read) +
              " records, not the " + std::to_string(b->spilled) + " written to it";
   }
   for (Record *r = b->base; r != nullptr && r < b->pos; ++r)
@@ -523,14 +523,14 @@ std::string write_archive() noexcept try {
       OTF2_Archive_Open(staging.c_str(), "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,
                         4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
   if (archive == nullptr)
-    return "cannot create the OTF2 archive '" + shown(staging) + "/traces.otf2'";
+    return "cannot create the OTF2 archive '" + escape_name(staging) + "/traces.otf2'";
   std::string error;
   OTF2_ErrorCode rc = OTF2_Archive_SetFlushCallbacks(archive, &kFlushCallbacks, nullptr);
   if (rc == OTF2_SUCCESS)
     rc = OTF2_MPI_Archive_SetCollectiveCallbacks(archive, g.comm, MPI_COMM_NULL);
   if (rc != OTF2_SUCCESS) {
     // Without its collective callbacks the archive cannot even be closed: it is left open.
-    return otf2_error("cannot set up the OTF2 archive in '" + shown(staging) + "'", rc);
+    return otf2_error("cannot set up the OTF2 archive in '" + escape_name(staging) + "'", rc);
   }
   if (rc == OTF2_SUCCESS)
     rc = OTF2_Archive_SetCreator(archive, "pnmpi module trace");
@@ -601,7 +601,7 @@ std::string write_archive() noexcept try {
       OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(archive, location);
       if (dw == nullptr)
         note(error, "cannot open the OTF2 definition writer of '" +
-                        shown(location_file(location, "def")) + "'");
+                        escape_name(location_file(location, "def")) + "'");
       else
         note(error,
              check(OTF2_Archive_CloseDefWriter(archive, dw), location_file(location, "def")));
@@ -650,7 +650,7 @@ std::string write_archive() noexcept try {
       const auto offset_finalize = static_cast<std::int64_t>(in.u64());
       const std::uint64_t bound_init = in.u64(), bound_finalize = in.u64();
       offsets += "clock rank " + std::to_string(r) + " host " +
-                 shown(hosts()[static_cast<std::size_t>(r)]) + " offset-init " +
+                 escape_name(hosts()[static_cast<std::size_t>(r)]) + " offset-init " +
                  std::to_string(offset_init) + " offset-finalize " +
                  std::to_string(offset_finalize) + " bound-init " + std::to_string(bound_init) +
                  " bound-finalize " + std::to_string(bound_finalize) + "\n";
@@ -715,7 +715,7 @@ std::string write_archive() noexcept try {
       }
       OTF2_Archive_SetProperty(archive, "PNMPI::CLOCK_OFFSETS", listed.c_str(), true);
     }
-    summary = "archive " + shown(g.output) + "/traces.otf2\nranks " + std::to_string(g.size) +
+    summary = "archive " + escape_name(g.output) + "/traces.otf2\nranks " + std::to_string(g.size) +
               "\nevents " + std::to_string(total) + "\nflushes " + std::to_string(flushes) +
               "\ndropped " + std::to_string(dropped) + "\nunknown-objects " +
               std::to_string(unknown) + "\nreordered " + std::to_string(moved) +
@@ -729,9 +729,9 @@ std::string write_archive() noexcept try {
              "(made by routines the trace does not wrap, e.g. MPI_Comm_spawn, or before it was "
              "loaded) are left out of the archive; their calls are in it");
     if (dropped > 0 || flushes > 0)
-      wrote = "wrote " + shown(g.output) + "/traces.otf2: " + std::to_string(total) + " events, " +
-              std::to_string(flushes) + " buffer flushes, " + std::to_string(dropped) +
-              " events dropped";
+      wrote = "wrote " + escape_name(g.output) + "/traces.otf2: " + std::to_string(total) +
+              " events, " + std::to_string(flushes) + " buffer flushes, " +
+              std::to_string(dropped) + " events dropped";
   }
   // Rank 0 writes the anchor file; every rank closes its files.
   note(error, check(OTF2_Archive_Close(archive),

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Copyright (c) 2026 the pnmpi authors
 //
-// Names and files: the job id, escaping for file names and JSON, atomic writes, hashes.
+// Names and files: the job id, escaping for file names and JSON, hashes.
 #include <pnmpi/support.h>
 
 #include <atomic>
@@ -40,6 +40,36 @@ std::string job_id_from_environment() {
   return "pid-" + std::to_string(static_cast<long>(getppid()));
 }
 
+/// The length of the well-formed UTF-8 sequence at `p` (Unicode's table 3-7: no overlong
+/// form, no surrogate, nothing above U+10FFFF), or 0. Stops at a NUL.
+int utf8_length(const unsigned char *p) {
+  const unsigned char c = p[0];
+  if (c < 0x80)
+    return 1;
+  // The bounds of the second byte, which are narrower than 80..BF after E0, ED, F0 and F4.
+  unsigned char lo = 0x80, hi = 0xBF;
+  int n = 0;
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    lo = c == 0xE0 ? 0xA0 : 0x80;
+    hi = c == 0xED ? 0x9F : 0xBF;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    lo = c == 0xF0 ? 0x90 : 0x80;
+    hi = c == 0xF4 ? 0x8F : 0xBF;
+  } else {
+    return 0;
+  }
+  if (p[1] < lo || p[1] > hi)
+    return 0;
+  for (int k = 2; k < n; ++k)
+    if ((p[k] & 0xC0) != 0x80)
+      return 0;
+  return n;
+}
+
 } // namespace
 
 extern "C" {
@@ -71,11 +101,7 @@ size_t pnmpi_json_string(const char *text, char *out, size_t size) {
   const unsigned char *p = reinterpret_cast<const unsigned char *>(text ? text : "");
   while (*p) {
     const unsigned char c = *p;
-    // The length of a well-formed UTF-8 sequence starting here, or 0.
-    int n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    for (int k = 1; k < n; ++k)
-      if ((p[k] & 0xC0) != 0x80)
-        n = 0;
+    const int n = utf8_length(p);
     if (n == 0) {
       s += "\\ufffd";
       ++p;
@@ -86,9 +112,16 @@ size_t pnmpi_json_string(const char *text, char *out, size_t size) {
       p += n;
       continue;
     }
-    if (c == '"' || c == '\\') {
-      s += '\\';
-      s += static_cast<char>(c);
+    const char *shortcut = c == '"'    ? "\\\""
+                           : c == '\\' ? "\\\\"
+                           : c == '\b' ? "\\b"
+                           : c == '\f' ? "\\f"
+                           : c == '\n' ? "\\n"
+                           : c == '\r' ? "\\r"
+                           : c == '\t' ? "\\t"
+                                       : nullptr;
+    if (shortcut != nullptr) {
+      s += shortcut;
     } else if (c < 0x20 || c == 0x7F) {
       char buf[8];
       std::snprintf(buf, sizeof buf, "\\u%04x", c);
@@ -102,47 +135,6 @@ size_t pnmpi_json_string(const char *text, char *out, size_t size) {
   if (size > 0)
     std::snprintf(out, size, "%s", s.c_str());
   return s.size();
-}
-
-int pnmpi_write_file_atomic(const char *path, const void *data, size_t bytes) {
-  if (path == nullptr || (data == nullptr && bytes > 0))
-    return EINVAL;
-  std::string tmp = std::string(path) + ".XXXXXX";
-  // The temporary name starts with a dot in the same directory (rename stays atomic).
-  const char *slash = std::strrchr(path, '/');
-  tmp = (slash ? std::string(path, static_cast<size_t>(slash - path + 1)) : std::string()) + "." +
-        (slash ? slash + 1 : path) + ".XXXXXX";
-  int fd = mkstemp(&tmp[0]);
-  if (fd < 0)
-    return errno;
-  const char *p = static_cast<const char *>(data);
-  size_t left = bytes;
-  int err = 0;
-  while (left > 0) {
-    ssize_t n = write(fd, p, left);
-    if (n < 0) {
-      if (errno == EINTR)
-        continue;
-      err = errno;
-      break;
-    }
-    p += n;
-    left -= static_cast<size_t>(n);
-  }
-  if (err == 0 && fsync(fd) != 0)
-    err = errno;
-  if (err == 0) {
-    const mode_t mask = umask(0);
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
-  }
-  if (close(fd) != 0 && err == 0)
-    err = errno;
-  if (err == 0 && rename(tmp.c_str(), path) != 0)
-    err = errno;
-  if (err != 0)
-    unlink(tmp.c_str());
-  return err;
 }
 
 int pnmpi_file_hash(const char *path, char *out, size_t size) {

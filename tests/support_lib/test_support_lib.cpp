@@ -44,9 +44,19 @@ TEST(SupportText, FileNames) {
 TEST(SupportText, JsonStrings) {
   EXPECT_EQ(json("plain"), "\"plain\"");
   EXPECT_EQ(json("q\"b\\"), "\"q\\\"b\\\\\"");
-  EXPECT_EQ(json("tab\there\x1b"), "\"tab\\u0009here\\u001b\"");
-  EXPECT_EQ(json("caf\xc3\xa9"), "\"caf\xc3\xa9\"");
+  // The short escapes every JSON writer uses, \u00XX for the other controls and DEL.
+  EXPECT_EQ(json("tab\there\x1b"), "\"tab\\there\\u001b\"");
+  EXPECT_EQ(json("\b\f\n\r\t\x01\x1f\x7f"), "\"\\b\\f\\n\\r\\t\\u0001\\u001f\\u007f\"");
+  EXPECT_EQ(json("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"),
+            "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"");
   EXPECT_EQ(json("bad\xff"), "\"bad\\ufffd\"");
+  // Not UTF-8, each byte U+FFFD: a lone continuation byte, a sequence cut by the end, an
+  // overlong '/', a surrogate (U+D800), a code point above U+10FFFF.
+  EXPECT_EQ(json("\x80"), "\"\\ufffd\"");
+  EXPECT_EQ(json("a\xe2\x82"), "\"a\\ufffd\\ufffd\"");
+  EXPECT_EQ(json("\xc0\xaf"), "\"\\ufffd\\ufffd\"");
+  EXPECT_EQ(json("\xed\xa0\x80"), "\"\\ufffd\\ufffd\\ufffd\"");
+  EXPECT_EQ(json("\xf4\x90\x80\x80"), "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");
   char small[4];
   EXPECT_EQ(pnmpi_json_string("abcdef", small, sizeof small), 8u);
   EXPECT_STREQ(small, "\"ab");

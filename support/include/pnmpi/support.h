@@ -23,6 +23,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -164,12 +165,41 @@ PNMPI_SUPPORT_EXPORT size_t pnmpi_file_name(const char *text, char *out, size_t 
 PNMPI_SUPPORT_EXPORT size_t pnmpi_day_directory(const char *logdir, int64_t when, char *out,
                                                 size_t size);
 
-/** `text` as a JSON string with its quotes (control characters, quotes, backslashes and
- * invalid UTF-8 escaped as \uXXXX / U+FFFD). Returns the length it needs, as snprintf. */
+/** `text` as a JSON string with its quotes: `"` and `\` escaped, \b \f \n \r \t as
+ * such, the other control characters (and DEL) as \u00XX, each byte that is not part of
+ * well-formed UTF-8 as \ufffd; the output is then valid JSON whatever `text` holds.
+ * Returns the length it needs, as snprintf. */
 PNMPI_SUPPORT_EXPORT size_t pnmpi_json_string(const char *text, char *out, size_t size);
 
-/** Writes `path` whole: a temporary file beside it, fsync, rename over it. A reader sees
- * the old file or the new one, never half of one. 0 or errno. */
+/** A file being written atomically (pnmpi_atomic_open()). */
+typedef struct pnmpi_atomic_file pnmpi_atomic_file_t;
+
+/** Starts writing `path` atomically: a temporary file beside it (".NAME.tmp.PID.RANDOM",
+ * created with O_EXCL|O_NOFOLLOW under a new name if one is taken, mode 0666 less the
+ * umask) that pnmpi_atomic_commit() renames over `path`, so that a reader sees the old file
+ * or the whole new one. Only a regular file (or nothing) at `path` is ever replaced: a
+ * symbolic link, a directory, a FIFO, a socket or a device there is refused (ELOOP, EISDIR,
+ * EEXIST) and left as it is. NULL on failure, with errno set and `why` (`why_size` bytes,
+ * may be NULL) the message "cannot write 'PATH': REASON", PATH as pnmpi_escape_name()
+ * shows it, e.g. "cannot write 'out.json': it is a symbolic link, not a regular file, and
+ * is left as it is". */
+PNMPI_SUPPORT_EXPORT pnmpi_atomic_file_t *pnmpi_atomic_open(const char *path, char *why,
+                                                            size_t why_size);
+
+/** The stream to write the new contents to (buffered; do not fclose it). */
+PNMPI_SUPPORT_EXPORT FILE *pnmpi_atomic_stream(const pnmpi_atomic_file_t *file);
+
+/** Flushes, fsyncs and closes the temporary file, checks `path` again (something may have
+ * been put there meanwhile) and renames the file over it; on any failure (a write that
+ * failed, a full disk, a refused `path`) removes the temporary file and leaves `path` as it
+ * was. Frees `file` in every case. 0, or errno with `why` as pnmpi_atomic_open() says (a
+ * failed rename: "cannot rename 'TEMPORARY' to 'PATH': REASON"). */
+PNMPI_SUPPORT_EXPORT int pnmpi_atomic_commit(pnmpi_atomic_file_t *file, char *why, size_t why_size);
+
+/** Closes and removes the temporary file, leaves `path` as it was, frees `file`. */
+PNMPI_SUPPORT_EXPORT void pnmpi_atomic_discard(pnmpi_atomic_file_t *file);
+
+/** Writes `path` whole, through pnmpi_atomic_open() and pnmpi_atomic_commit(). 0 or errno. */
 PNMPI_SUPPORT_EXPORT int pnmpi_write_file_atomic(const char *path, const void *data, size_t bytes);
 
 /** `text` as a message shows a name from an input (a path, a host): backslash, newline
@@ -235,6 +265,76 @@ PNMPI_SUPPORT_EXPORT float pnmpi_round_mantissa(float v, int bits);
 
 #ifdef __cplusplus
 }
+
+#include <string>
+
+namespace pnmpi::support {
+
+/** pnmpi_json_string() of a C++ string (up to its first NUL). */
+inline std::string json_string(const std::string &text) {
+  std::string out(pnmpi_json_string(text.c_str(), nullptr, 0) + 1, '\0');
+  out.resize(pnmpi_json_string(text.c_str(), &out[0], out.size()));
+  return out;
+}
+
+/** pnmpi_escape_name() of a C++ string (up to its first NUL). */
+inline std::string escape_name(const std::string &text) {
+  std::string out(pnmpi_escape_name(text.c_str(), nullptr, 0) + 1, '\0');
+  out.resize(pnmpi_escape_name(text.c_str(), &out[0], out.size()));
+  return out;
+}
+
+/** An output file written atomically (pnmpi_atomic_open()): write to file(), then
+ * commit(); destroyed uncommitted, it leaves the old file as it was. */
+class AtomicFile {
+public:
+  explicit AtomicFile(const std::string &path) : m_path_bytes(path.size()) {
+    std::string why(message_bytes(), '\0');
+    m_file = pnmpi_atomic_open(path.c_str(), &why[0], why.size());
+    if (m_file == nullptr)
+      m_error = why.c_str();
+  }
+  ~AtomicFile() { pnmpi_atomic_discard(m_file); }
+  AtomicFile(const AtomicFile &) = delete;
+  AtomicFile &operator=(const AtomicFile &) = delete;
+  /** The stream to write to; NULL if the file could not be opened (error() says why). */
+  FILE *file() const { return pnmpi_atomic_stream(m_file); }
+  /** Renames the written file over the old one; false, with error(), if it failed. */
+  bool commit() {
+    if (m_file == nullptr)
+      return false;
+    std::string why(message_bytes(), '\0');
+    const int rc = pnmpi_atomic_commit(m_file, &why[0], why.size());
+    m_file = nullptr;
+    if (rc != 0)
+      m_error = why.c_str();
+    return rc == 0;
+  }
+  /** "cannot write 'PATH': REASON" after a failure. */
+  const std::string &error() const { return m_error; }
+
+private:
+  /** Room for a message naming the path twice, each byte escaped as \\xHH at worst. */
+  size_t message_bytes() const { return 8 * m_path_bytes + 512; }
+
+  size_t m_path_bytes;
+  pnmpi_atomic_file_t *m_file = nullptr;
+  std::string m_error;
+};
+
+/** Writes `text` to `path` atomically; false, with `error` set, if it could not. */
+inline bool write_file_atomically(const std::string &path, const std::string &text,
+                                  std::string &error) {
+  AtomicFile f(path);
+  if (f.file() != nullptr)
+    std::fwrite(text.data(), 1, text.size(), f.file()); // a short write sets the error flag
+  if (f.commit())
+    return true;
+  error = f.error();
+  return false;
+}
+
+} // namespace pnmpi::support
 #endif
 
 #endif /* PNMPI_SUPPORT_H */

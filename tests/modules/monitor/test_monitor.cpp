@@ -1007,6 +1007,24 @@ TEST(MonitorOutput, CommunicatorNamesCannotForgeLines) {
   }
 }
 
+TEST(MonitorOutput, HostNamesAreValidJson) {
+  // A module below the monitor names rank r's host "n<r>", newline, TAB, the byte 0xff and a
+  // quote: the JSON file is read back by Python's json module, strictly as UTF-8.
+  const Monitored run =
+      run_monitored({bin("monitor_patterns"), "ring"}, "", "module monitor_hostile_host\n", 2);
+  ASSERT_EQ(run.result.exit_code, 0) << describe(run.result);
+  const RunResult py =
+      pnmpi::test::run({"/usr/bin/python3", "-c",
+                        "import json, sys\n"
+                        "with open(sys.argv[1], encoding='utf-8', errors='strict') as f:\n"
+                        "    print(json.dumps(json.load(f)['hosts']))\n",
+                        run.dir + "/mon.json"},
+                       {}, 60);
+  EXPECT_EQ(py.exit_code, 0) << py.err;
+  EXPECT_EQ(py.out, R"(["n0\n\t\ufffd\"", "n1\n\t\ufffd\""])"
+                    "\n");
+}
+
 TEST(MonitorOutput, OwnCollectivesUseSeparateBuffers) {
   // A module below the monitor sees the monitor's output collectives and counts those whose
   // send buffer is MPI_IN_PLACE (valgrind's MPI checker reports them as unaddressable).
