@@ -3,6 +3,8 @@
 
 #include "values.h"
 
+#include "name_escape.h"
+
 #include <cctype>
 #include <cerrno>
 #include <climits>
@@ -51,24 +53,7 @@ std::string_view trimmed(std::string_view item) {
 } // namespace
 
 std::string quoted_value(std::string_view value) {
-  std::string out = "'";
-  out.reserve(value.size() + 2);
-  for (const unsigned char c : value) {
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c < 0x20 || c == 0x7f) {
-      char esc[8];
-      std::snprintf(esc, sizeof esc, "\\x%02x", c);
-      out += esc;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "'";
+  return "'" + escaped_name(value) + "'";
 }
 
 std::optional<std::string> parse_long(const std::string &value, long min, long max, long &out) {

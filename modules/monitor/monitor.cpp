@@ -40,6 +40,13 @@ void report_error(const std::string &message) noexcept {
   std::fflush(stderr);
 }
 
+void report_output_problem(const std::string &problem) noexcept {
+  char at[1024] = "module 'monitor'";
+  pnmpi_argument_where(g.self, "output", at, sizeof at);
+  std::fprintf(stderr, "pnmpi: %s: %s\n", at, problem.c_str());
+  std::fflush(stderr);
+}
+
 bool write_or_report(const std::string &path, const std::string &text) noexcept {
   try {
     std::string error;
@@ -544,10 +551,21 @@ static bool stop_if_output_unwritable() noexcept {
   }
   if (problem.empty())
     return true;
-  report_error(problem + " (checked at MPI_Init, before the application runs)");
-  if (g.site)
+  if (g.site) {
+    report_error(problem + " (checked at MPI_Init, before the application runs)");
     return false;
+  }
+  report_output_problem(problem + " (checked at MPI_Init, before the application runs)");
   pnmpi_abort_job(nullptr); // the message is out: the core's job ender
+}
+
+/// A site module is silent by default: nothing in the job's output or its working
+/// directory. The site's configuration may still ask for files or the summary (docs/site.md).
+static void apply_site_defaults() noexcept {
+  if (!g.options.files_given)
+    g.options.per_rank = g.options.gathered = false;
+  if (!g.options.summary_given)
+    g.options.summary = false;
 }
 
 void on_initialized() noexcept {
@@ -601,14 +619,29 @@ extern "C" {
 
 PNMPI_MODULE_ARGUMENTS(PNMPI_MONITOR_ARGUMENT_KEYS);
 
-/// The options (read_options, the job's own reader): pnmpi-info --check runs this too.
+/// The options (read_options, the job's own reader) and the output directory the job would
+/// check at MPI_Init, as every rank would: pnmpi-info --check runs this.
 PNMPI_EXPORT int pnmpi_module_check(PNMPI_modHandle_t self) {
   const Lookup environment = [](const char *name) -> const char * { return std::getenv(name); };
+  g.self = self;
+  g.site = pnmpi_module_is_site(self) == 1;
   std::string error;
-  if (read_options(self, environment, g.options, error))
+  if (!read_options(self, environment, g.options, error)) {
+    if (!error.empty()) // else the core has printed it
+      report_error(error);
+    return PNMPI_BADARG;
+  }
+  if (g.site)
+    apply_site_defaults();
+  std::string problem;
+  try {
+    problem = output_directory_problem(true);
+  } catch (...) {
+    problem = "out of memory while checking the output directory";
+  }
+  if (problem.empty())
     return PNMPI_SUCCESS;
-  if (!error.empty()) // else the core has printed it
-    report_error(error);
+  report_output_problem(problem);
   return PNMPI_BADARG;
 }
 
@@ -632,12 +665,7 @@ PNMPI_EXPORT void PNMPI_RegistrationPoint(void) {
     _exit(1);
   }
   if (g.site) {
-    // Silent by default: nothing in the job's output or its working directory. The site's
-    // configuration may still ask for files or the summary (docs/site.md).
-    if (!g.options.files_given)
-      g.options.per_rank = g.options.gathered = false;
-    if (!g.options.summary_given)
-      g.options.summary = false;
+    apply_site_defaults();
     // Checked here, the same on every rank, so that the site policy says it once and every
     // rank steps aside alike (the gathered file is collective).
     std::string problem;

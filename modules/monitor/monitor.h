@@ -505,7 +505,8 @@ void on_finalize() noexcept;
 bool write_outputs() noexcept;
 /// Why this rank could not write its files into the output directory, checked at MPI_Init
 /// (a missing, non-directory or unwritable directory); empty if it can, or writes none.
-std::string output_directory_problem();
+/// `any_rank`: as if this process were every rank (pnmpi-info --check, before MPI exists).
+std::string output_directory_problem(bool any_rank = false);
 /// The directory of `argument output` (the prefix's directory; "." for a bare prefix).
 std::string output_directory();
 /// Where this process's part file goes: the site's day directory for a site module, else
@@ -516,6 +517,9 @@ std::string comm_name(MPI_Comm comm);
 /// Prints `pnmpi: module 'monitor': <message>` on stderr; for a site module, hands it to the
 /// site policy instead (one warning) and stops recording: the module steps aside.
 void report_error(const std::string &message) noexcept;
+/// Prints `pnmpi: FILE:LINE: module 'monitor'[: argument 'output']: <problem>` on stderr: a
+/// problem with the output directory, located at the configuration line that chose it.
+void report_output_problem(const std::string &problem) noexcept;
 /// Whether `comm` is a live communicator the monitor knows (comm_registry.cpp): the check a
 /// communicator from the application gets before any PMPI_Comm_* call is made on it.
 bool known_comm(MPI_Comm comm) noexcept;

@@ -667,15 +667,20 @@ std::string output_directory() {
   return slash == std::string::npos ? "." : slash == 0 ? "/" : prefix.substr(0, slash);
 }
 
-std::string output_directory_problem() {
+std::string output_directory_problem(bool any_rank) {
   // A site module checks at load, on every rank alike (docs/site.md).
-  const bool writes = g.options.per_rank || (g.options.gathered && (g.world_rank == 0 || g.site));
+  const bool writes =
+      g.options.per_rank || (g.options.gathered && (any_rank || g.world_rank == 0 || g.site));
   if (!writes)
     return "";
   const std::string &prefix = g.options.output;
   const std::string dir = output_directory();
-  const std::string where = "the output directory '" + escape_name(dir) +
-                            "' (of 'argument output " + escape_name(prefix) + "')";
+  // The environment variable wins over the argument (options.cpp): name the one that counts.
+  const char *variable = std::getenv("PNMPI_MONITOR_OUTPUT");
+  const std::string source = variable != nullptr && *variable != '\0'
+                                 ? "PNMPI_MONITOR_OUTPUT=" + escape_name(prefix)
+                                 : "'argument output " + escape_name(prefix) + "'";
+  const std::string where = "the output directory '" + escape_name(dir) + "' (of " + source + ")";
   struct stat st;
   if (::stat(dir.c_str(), &st) != 0)
     return where + " cannot be used: " + std::strerror(errno) +

@@ -139,18 +139,25 @@ void profile_init_end(int rc) {
   id[sizeof id - 1] = '\0';
   if (h != nullptr)
     std::memcpy(h->job_id, id, sizeof id);
-  // Every rank's host in every part file: a killed multi-node job leaves its parts on their
-  // nodes, and pnmpi-report names the host whose parts are missing (docs/record.md).
+  // Every rank's host in the part files of the first and the last rank: a killed multi-node
+  // job leaves its parts on their nodes, and pnmpi-report names the host whose parts are
+  // missing (docs/record.md). With block or cyclic placement those two ranks are on two
+  // different nodes whenever the job has more than one. Two gathers: the other ranks send
+  // their 64 bytes and receive nothing, so no rank's memory or traffic grows with the job,
+  // as an allgather's would (1 MB on every rank of a 16,384-rank job).
   char host[sizeof h->host] = {};
   if (h != nullptr)
     std::memcpy(host, h->host, sizeof host - 1);
   else
     gethostname(host, sizeof host - 1);
-  std::vector<char> hosts(static_cast<std::size_t>(size) * sizeof host);
-  PMPI_Allgather(host, static_cast<int>(sizeof host), MPI_CHAR, hosts.data(),
-                 static_cast<int>(sizeof host), MPI_CHAR, MPI_COMM_WORLD);
-  if (h != nullptr)
-    pnmpi_part_hosts(hosts.data(), sizeof host, size);
+  const int roots[] = {0, size - 1};
+  for (int k = 0; k < (size > 1 ? 2 : 1); ++k) {
+    std::vector<char> hosts(rank == roots[k] ? static_cast<std::size_t>(size) * sizeof host : 0);
+    PMPI_Gather(host, static_cast<int>(sizeof host), MPI_CHAR, hosts.data(),
+                static_cast<int>(sizeof host), MPI_CHAR, roots[k], MPI_COMM_WORLD);
+    if (rank == roots[k] && h != nullptr)
+      pnmpi_part_hosts(hosts.data(), sizeof host, size);
+  }
 }
 
 void profile_finalize_begin(void) {

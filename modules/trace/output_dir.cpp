@@ -148,6 +148,37 @@ std::string write_file(const std::string &path, const std::string &text) {
   return support::write_file_atomically(path, text, error) ? "" : error;
 }
 
+std::string output_problem() {
+  // prepare_output() makes each missing directory of these paths in turn: the first one
+  // missing must be creatable in its parent, the rest then are.
+  for (const std::string &dir : {g.output, g.output + "/raw"}) {
+    struct stat st;
+    for (std::size_t i = 1; i <= dir.size(); ++i) {
+      if (i < dir.size() && dir[i] != '/')
+        continue;
+      const std::string part = dir.substr(0, i);
+      if (::stat(part.c_str(), &st) == 0)
+        continue;
+      if (errno == ENOENT) {
+        const std::size_t slash = part.find_last_of('/');
+        const std::string parent = slash == std::string::npos ? "." : part.substr(0, slash + 1);
+        if (::access(parent.c_str(), W_OK | X_OK) == 0)
+          return "";
+      }
+      return "cannot create directory '" + shown(part) + "': " + errno_text();
+    }
+    if (!S_ISDIR(st.st_mode))
+      return "'" + shown(dir) + "' is not a directory";
+  }
+  if (::access((g.output + "/raw").c_str(), W_OK | X_OK) != 0)
+    return "cannot write in '" + shown(g.output) + "/raw': " + errno_text();
+  const std::string other = remove_files(g.output + "/traces", {".evt", ".def"}, false);
+  if (!other.empty())
+    return "cannot replace the earlier archive in '" + shown(g.output) + "/traces': it holds '" +
+           shown(other) + "', which the trace did not write";
+  return "";
+}
+
 std::string prepare_output() {
   for (const std::string &dir : {g.output, g.output + "/raw"}) {
     const std::string error = make_directories(dir);

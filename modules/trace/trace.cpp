@@ -505,6 +505,16 @@ void read_arguments(PNMPI_modHandle_t self) {
   g.output = output;
   while (g.output.size() > 1 && g.output.back() == '/')
     g.output.pop_back();
+  char at[1024] = "module 'trace'";
+  pnmpi_argument_where(self, "output", at, sizeof at);
+  g.output_where = at;
+}
+
+/// The job's message about an output directory it cannot use (`error` from output_dir.cpp).
+static std::string output_message(const std::string &error) {
+  return g.output_where + ": " + error +
+         "; choose a writable directory with 'argument output DIR' under 'module trace' in the "
+         "configuration";
 }
 
 void start() {
@@ -519,10 +529,7 @@ void start() {
   // Only rank 0, which has the message, ends the job: an abort from another rank could end
   // it before MPICH's launcher has passed rank 0's message on.
   if (failed && g.rank == 0)
-    pnmpi_abort_job(("module 'trace': " + error +
-                     "; choose a writable directory with 'argument output DIR' under 'module "
-                     "trace' in the configuration")
-                        .c_str());
+    pnmpi_abort_job(output_message(error).c_str());
   if (failed)
     pnmpi_await_abort();
 
@@ -623,13 +630,18 @@ extern "C" {
 
 /// The arguments (read_arguments, the job's own reader, which ends the process after the
 /// core has printed a bad value): pnmpi-info --check runs this in a process of its own.
+/// The arguments, and the output directory rank 0 prepares at MPI_Init: pnmpi-info --check.
 PNMPI_EXPORT int pnmpi_module_check(PNMPI_modHandle_t self) {
   read_arguments(self);
-  return PNMPI_SUCCESS;
+  const std::string problem = output_problem();
+  if (problem.empty())
+    return PNMPI_SUCCESS;
+  std::fprintf(stderr, "pnmpi: %s\n", output_message(problem).c_str());
+  return PNMPI_BADARG;
 }
 
 PNMPI_EXPORT void pnmpi_module_loaded(PNMPI_modHandle_t self) {
-  pnmpi_module_check(self);
+  read_arguments(self);
   g_use_tsc = tsc_usable();
   for (int r = 0; r < kRoutineCount; ++r)
     g.pnmpi_id[r] = pnmpi_routine_id(kRoutines[r].name);

@@ -231,6 +231,7 @@ struct State {
   OnFull on_full = OnFull::kFlush;
   bool align_clocks = true; ///< argument clock: aligned (rank 0's clock) or local
   std::string output;       ///< the archive's directory
+  std::string output_where; ///< "FILE:LINE: module 'trace'[: argument 'output']", for messages
   int rank = 0, size = 1;
   MPI_Comm comm = MPI_COMM_NULL; ///< the trace's own duplicate of MPI_COMM_WORLD
   MPI_Group world_group = MPI_GROUP_NULL;
@@ -381,6 +382,9 @@ std::vector<std::string> gather(const std::string &mine);
 std::string spill_path(std::uint32_t thread);
 /// Where this run's archive is written until it is whole.
 std::string staging_dir();
+/// Why prepare_output() would fail, found without changing anything (pnmpi-info --check):
+/// an error message, or empty.
+std::string output_problem();
 /// Rank 0, at MPI_Init: makes the output directory, raw/ and an empty staging directory, and
 /// writes INCOMPLETE. An error message, or empty.
 std::string prepare_output();

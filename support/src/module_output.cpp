@@ -6,6 +6,8 @@
 
 #include <pnmpi/support.h>
 
+#include "name_escape.h"
+
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -45,23 +47,7 @@ void pnmpi_fail_at_exit(void) {
 }
 
 size_t pnmpi_escape_name(const char *text, char *out, size_t size) {
-  std::string s;
-  for (const char *p = text ? text : ""; *p; ++p) {
-    const unsigned char c = static_cast<unsigned char>(*p);
-    if (c == '\\') {
-      s += "\\\\";
-    } else if (c == '\n') {
-      s += "\\n";
-    } else if (c == '\t') {
-      s += "\\t";
-    } else if (c < 0x20 || c == 0x7f) {
-      char esc[8];
-      std::snprintf(esc, sizeof esc, "\\x%02x", c);
-      s += esc;
-    } else {
-      s += static_cast<char>(c);
-    }
-  }
+  const std::string s = pnmpi::escaped_name(text != nullptr ? text : "");
   if (size > 0)
     std::snprintf(out, size, "%s", s.c_str());
   return s.size();

@@ -75,7 +75,12 @@ const Case kCases[] = {
     {"delay_ranks", "module delay\nargument ranks 0,x\n", "'ranks'"},
     {"monitor_files", "module monitor\nargument files everything\n", "'files'"},
     {"monitor_top", "module monitor\nargument top 101\n", "'top'"},
+    // The output directory the job checks at MPI_Init (a regular file where it should be).
+    {"monitor_output", "module monitor\nargument output @file/mon\n",
+     "argument 'output': the output directory"},
     {"trace_buffer", "module trace\nargument buffer 1\n", "'buffer'"},
+    {"trace_output", "module trace\nargument output @file/trace\n",
+     "argument 'output': cannot create directory"},
     {"trace_routines", "module trace\nargument routines MPI_Send,MPI_Bogus\n", "MPI_Bogus"},
     {"profile_output_file", "module profile\nargument output @file\n", "'output'"},
     {"place_order", "module place\nargument order @order\n", "'x' is not a rank"},

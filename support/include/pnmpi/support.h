@@ -120,7 +120,7 @@ typedef struct {
 /** Notes in this process's part file (a new region "hosts") the host of every world rank,
  * so that pnmpi-report can name the host whose part files are missing when a multi-node
  * job's parts are merged. `names`: `size` host names, `stride` bytes apart, in world rank
- * order (what an MPI_Allgather of each rank's name gives); each is cut at its first NUL,
+ * order (what an MPI_Gather of each rank's name gives its root); each is cut at its first NUL,
  * at `stride` and at PNMPI_PART_HOST_BYTES - 1 bytes. Each host is kept once. 0 or errno. */
 PNMPI_SUPPORT_EXPORT int pnmpi_part_hosts(const char *names, size_t stride, int size);
 

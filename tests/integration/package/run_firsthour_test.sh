@@ -11,6 +11,11 @@
 #                        fresh shell with Lmod, then a 2-rank job with the module's environment;
 #                        the default version, the swap of two pnmpi builds, the Tcl file under
 #                        Lmod and the MPI's module loaded with pnmpi (ctest package.modulefiles)
+#   --part envmodules    the Tcl module file under Environment Modules (its modulecmd.tcl,
+#                        unpacked by scripts/deps.sh): the default version, the conflict
+#                        between two pnmpi builds and `module switch`, the MPI's module as a
+#                        prerequisite, and pnmpi-info in the loaded environment
+#                        (ctest package.envmodules)
 #   --part pnmpi_style   a module written for the original PnMPI (pnmpi_style/), built with
 #                        find_package(PnMPI) against the install and run (package.pnmpi_style)
 # Any mismatch prints what was expected and what came, and fails.
@@ -201,6 +206,83 @@ echo \"PNMPI_ROOT=\$PNMPI_ROOT\"" >"$work/dep-tcl2.out" 2>&1 ||
   expect_line "$work/dep-tcl2.out" "PNMPI_ROOT=$prefix"
 }
 
+part_envmodules() {
+  local envmod=/var/lib/pnmpi-tests/environment-modules cmd
+  cmd=$(find "$envmod" -name modulecmd.tcl -type f 2>/dev/null | head -1)
+  if [ -z "$cmd" ]; then
+    fail "no Environment Modules (modulecmd.tcl under $envmod): bash scripts/deps.sh unpacks it"
+    return
+  fi
+  local tcl="$prefix/share/pnmpi/modulefiles/pnmpi/$version-$flavor"
+  # in_envmod_shell SCRIPT: SCRIPT in a fresh bash whose `module` is Environment Modules'.
+  in_envmod_shell() {
+    env -i HOME="$work" PATH=/usr/bin:/bin bash --noprofile --norc -c \
+      "module() { eval \"\$(tclsh $cmd bash \"\$@\")\"; }
+$1"
+  }
+  step "Environment Modules $(tclsh "$cmd" bash --version 2>&1 | head -1): module load pnmpi"
+  # Beside a higher version, which would be the default without the install's .version.
+  cp -r "$prefix/share/pnmpi/modulefiles" "$work/versions"
+  sed "s|$prefix|$work/higher-prefix|g" "$tcl" >"$work/versions/pnmpi/9.9.9-othermpi"
+  printf 'module passthrough\n' >"$work/my.conf"
+  in_envmod_shell "module use $work/versions
+module load pnmpi || exit 1
+module -t list 2>&1
+echo \"PNMPI_ROOT=\$PNMPI_ROOT\"
+echo \"pnmpi-run=\$(type -P pnmpi-run)\"
+echo \"PNMPI_LIB_PATH=\${PNMPI_LIB_PATH-unset}\"
+cd $work && pnmpi-info -c my.conf" >"$work/load.out" 2>&1 ||
+    { cat "$work/load.out" >&2; fail "module load pnmpi failed under Environment Modules"; }
+  expect_line "$work/load.out" "pnmpi/$version-$flavor"
+  expect_line "$work/load.out" "PNMPI_ROOT=$prefix"
+  expect_line "$work/load.out" "pnmpi-run=$prefix/bin/pnmpi-run"
+  expect_line "$work/load.out" "PNMPI_LIB_PATH=unset"
+  expect_line "$work/load.out" "  $moddir (the install's module directory)"
+  expect_line "$work/load.out" "      file: $moddir/passthrough.so"
+
+  step "a second pnmpi build is refused (conflict pnmpi); module switch swaps them"
+  local other="$work/other-modulefiles"
+  mkdir -p "$other/pnmpi"
+  sed "s|$prefix|$work/other-prefix|g" "$tcl" >"$other/pnmpi/$version-othermpi"
+  in_envmod_shell "module use $prefix/share/pnmpi/modulefiles
+module use $other
+module load pnmpi/$version-$flavor
+module load pnmpi/$version-othermpi
+echo \"second load: \$?\"
+module -t list 2>&1
+module switch pnmpi/$version-$flavor pnmpi/$version-othermpi
+echo \"PNMPI_ROOT=\$PNMPI_ROOT\"" >"$work/conflict.out" 2>&1
+  grep -q "conflict" "$work/conflict.out" ||
+    fail "Environment Modules loaded a second pnmpi without a conflict: $(cat "$work/conflict.out")"
+  expect_line "$work/conflict.out" "second load: 1"
+  expect_line "$work/conflict.out" "pnmpi/$version-$flavor"
+  expect_line "$work/conflict.out" "PNMPI_ROOT=$work/other-prefix"
+
+  step "an MPI with a module (-DPNMPI_MPI_MODULE): its module is a prerequisite"
+  local dep="$work/dep-modulefiles"
+  mkdir -p "$dep/pnmpi" "$dep/fakempi"
+  printf '#%%Module1.0\nsetenv FAKEMPI 1.0\n' >"$dep/fakempi/1.0"
+  sed 's|^set mpi_module {}$|set mpi_module {fakempi/1.0}|' "$tcl" >"$dep/pnmpi/$version-tcl"
+  grep -q fakempi "$dep/pnmpi/$version-tcl" || fail "no mpi_module line in the Tcl file"
+  # Without automatic handling the load is refused, naming the MPI's module.
+  if in_envmod_shell "export MODULES_AUTO_HANDLING=0
+module use $dep
+module load pnmpi/$version-tcl || exit 1" >"$work/prereq.out" 2>&1; then
+    fail "the Tcl file loaded without its MPI's module: $(cat "$work/prereq.out")"
+  fi
+  grep -qF "fakempi/1.0" "$work/prereq.out" ||
+    fail "the refusal does not name the MPI's module: $(cat "$work/prereq.out")"
+  # With it (Environment Modules 5's default), the MPI's module is loaded with pnmpi.
+  in_envmod_shell "export MODULES_AUTO_HANDLING=1
+module use $dep
+module load pnmpi/$version-tcl || exit 1
+echo \"FAKEMPI=\${FAKEMPI-unset}\"
+echo \"PNMPI_ROOT=\$PNMPI_ROOT\"" >"$work/prereq2.out" 2>&1 ||
+    { cat "$work/prereq2.out" >&2; fail "loading pnmpi with its MPI's module failed"; }
+  expect_line "$work/prereq2.out" "FAKEMPI=1.0"
+  expect_line "$work/prereq2.out" "PNMPI_ROOT=$prefix"
+}
+
 part_pnmpi_style() {
   step "a PnMPI module's build, unchanged, against the installed package"
   "$cmake" -S "$source/pnmpi_style" -B "$work/build" -DCMAKE_PREFIX_PATH="$prefix" \
@@ -237,6 +319,7 @@ part_pnmpi_style() {
 case "$part" in
   install_list) part_install_list ;;
   modulefiles) part_modulefiles ;;
+  envmodules) part_envmodules ;;
   pnmpi_style) part_pnmpi_style ;;
   *) echo "run_firsthour_test.sh: unknown part '$part'" >&2; exit 2 ;;
 esac

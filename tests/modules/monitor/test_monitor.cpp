@@ -790,14 +790,16 @@ TEST(MonitorOutput, AMissingOutputDirectoryStopsTheJobAtInit) {
                                       {{"PNMPI_MONITOR_OUTPUT", "/nonexistent/dir/mon"}});
   EXPECT_NE(run.result.exit_code, 0) << describe(run.result);
   EXPECT_FALSE(run.result.timed_out);
-  EXPECT_GE(lines_with(run.result.err,
-                       "pnmpi: module 'monitor': the output directory '/nonexistent/dir' (of "
-                       "'argument output /nonexistent/dir/mon') cannot be used: No such file or "
-                       "directory; the monitor does not create it: make it before the job "
-                       "starts, or choose another prefix (checked at MPI_Init, before the "
-                       "application runs)")
-                .size(),
-            1u)
+  EXPECT_GE(
+      lines_with(
+          run.result.err,
+          ": module 'monitor': argument 'output': the output directory '/nonexistent/dir' (of "
+          "PNMPI_MONITOR_OUTPUT=/nonexistent/dir/mon) cannot be used: No such file or "
+          "directory; the monitor does not create it: make it before the job "
+          "starts, or choose another prefix (checked at MPI_Init, before the "
+          "application runs)")
+          .size(),
+      1u)
       << run.result.err;
   EXPECT_EQ(run.result.out.find("pattern ring done"), std::string::npos) << run.result.out;
   EXPECT_EQ(lines_with(run.result.err, "pnmpi monitor:").size(), 0u) << run.result.err;
@@ -806,8 +808,8 @@ TEST(MonitorOutput, AMissingOutputDirectoryStopsTheJobAtInit) {
   const Monitored file = run_monitored({bin("monitor_patterns"), "ring"}, "", "", N,
                                        {{"PNMPI_MONITOR_OUTPUT", "/etc/passwd/mon"}});
   EXPECT_NE(file.result.exit_code, 0) << describe(file.result);
-  EXPECT_GE(lines_with(file.result.err, "pnmpi: module 'monitor': the output directory "
-                                        "'/etc/passwd' (of 'argument output /etc/passwd/mon') "
+  EXPECT_GE(lines_with(file.result.err, "module 'monitor': argument 'output': the output directory "
+                                        "'/etc/passwd' (of PNMPI_MONITOR_OUTPUT=/etc/passwd/mon) "
                                         "is not a directory; choose another prefix")
                 .size(),
             1u)

@@ -7,6 +7,7 @@ Usage: test_trace.py CONFIG.json [TraceTest.test_NAME]   (run with /usr/bin/pyth
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -692,9 +693,11 @@ class TraceTest(unittest.TestCase):
         proc = run_job(2, f"module trace\nargument output {blocker}/trace\n",
                        [CONFIG["known_app"]], work)
         self.assertNotEqual(proc.returncode, 0, describe(proc))
-        self.assertIn(f"pnmpi: module 'trace': cannot create directory '{blocker}/trace': Not "
-                      "a directory; choose a writable directory with 'argument output DIR'",
-                      proc.stderr)
+        # Located at the configuration's `argument output` line (the config is its line 2).
+        self.assertRegex(proc.stderr, "pnmpi: [^\n]*:2: module 'trace': argument 'output': "
+                         + re.escape(f"cannot create directory '{blocker}/trace': Not a "
+                                     "directory; choose a writable directory with 'argument "
+                                     "output DIR'"))
 
         out = os.path.join(work, "killed")
         proc = run_job(2, f"module trace\nargument output {out}\nargument buffer 4K\n",
