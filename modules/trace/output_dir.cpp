@@ -165,17 +165,17 @@ std::string output_problem() {
         if (::access(parent.c_str(), W_OK | X_OK) == 0)
           return "";
       }
-      return "cannot create directory '" + shown(part) + "': " + errno_text();
+      return "cannot create directory '" + escape_name(part) + "': " + errno_text();
     }
     if (!S_ISDIR(st.st_mode))
-      return "'" + shown(dir) + "' is not a directory";
+      return "'" + escape_name(dir) + "' is not a directory";
   }
   if (::access((g.output + "/raw").c_str(), W_OK | X_OK) != 0)
-    return "cannot write in '" + shown(g.output) + "/raw': " + errno_text();
+    return "cannot write in '" + escape_name(g.output) + "/raw': " + errno_text();
   const std::string other = remove_files(g.output + "/traces", {".evt", ".def"}, false);
   if (!other.empty())
-    return "cannot replace the earlier archive in '" + shown(g.output) + "/traces': it holds '" +
-           shown(other) + "', which the trace did not write";
+    return "cannot replace the earlier archive in '" + escape_name(g.output) +
+           "/traces': it holds '" + escape_name(other) + "', which the trace did not write";
   return "";
 }
 

@@ -25,6 +25,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "name_escape.h"
+
 struct pnmpi_atomic_file {
   std::string path, tmp;
   int fd = -1;
@@ -56,21 +58,21 @@ int not_replaceable(const std::string &path, std::string &why) {
   return S_ISLNK(st.st_mode) ? ELOOP : S_ISDIR(st.st_mode) ? EISDIR : EEXIST;
 }
 
-std::string escaped(const std::string &name) {
-  std::string out(pnmpi_escape_name(name.c_str(), nullptr, 0) + 1, '\0');
-  out.resize(pnmpi_escape_name(name.c_str(), &out[0], out.size()));
-  return out;
-}
-
-/// Copies `message` to `why` (as snprintf: cut to fit, always terminated).
-void tell(char *why, size_t size, const std::string &message) {
-  if (why != nullptr && size > 0)
-    std::snprintf(why, size, "%s", message.c_str());
+/// Copies the message `make()` builds to `why` (as snprintf: cut to fit, always
+/// terminated); without the memory to build it, one that needs none.
+template <class Make> void tell(char *why, size_t size, Make make) noexcept {
+  if (why == nullptr || size == 0)
+    return;
+  try {
+    std::snprintf(why, size, "%s", make().c_str());
+  } catch (...) {
+    std::snprintf(why, size, "cannot write a file: %s", std::strerror(ENOMEM));
+  }
 }
 
 /// "cannot write 'PATH': REASON", PATH escaped; returns `error`, also left in errno.
-int failed(int error, const std::string &path, const std::string &reason, char *why, size_t size) {
-  tell(why, size, "cannot write '" + escaped(path) + "': " + reason);
+int failed(int error, const char *path, const char *reason, char *why, size_t size) noexcept {
+  tell(why, size, [&] { return "cannot write '" + pnmpi::escaped_name(path) + "': " + reason; });
   errno = error;
   return error;
 }
@@ -144,8 +146,9 @@ pnmpi_atomic_file_t *pnmpi_atomic_open(const char *path, char *why, size_t why_s
     f->path = path;
     std::string reason;
     if (const int e = not_replaceable(f->path, reason)) {
-      failed(e, f->path, reason, why, why_size);
+      failed(e, path, reason.c_str(), why, why_size);
       delete f;
+      errno = e;
       return nullptr;
     }
     int fd = -1;
@@ -158,8 +161,9 @@ pnmpi_atomic_file_t *pnmpi_atomic_open(const char *path, char *why, size_t why_s
     }
     if (fd < 0) {
       const int e = errno;
-      failed(e, f->path, std::strerror(e), why, why_size);
+      failed(e, path, std::strerror(e), why, why_size);
       delete f;
+      errno = e;
       return nullptr;
     }
     f->fd = fd;
@@ -169,8 +173,9 @@ pnmpi_atomic_file_t *pnmpi_atomic_open(const char *path, char *why, size_t why_s
       const int e = errno;
       ::close(fd);
       ::unlink(f->tmp.c_str());
-      failed(e, f->path, std::strerror(e), why, why_size);
+      failed(e, path, std::strerror(e), why, why_size);
       delete f;
+      errno = e;
       return nullptr;
     }
     return f;
@@ -198,16 +203,23 @@ int pnmpi_atomic_commit(pnmpi_atomic_file_t *file, char *why, size_t why_size) {
     e = errno;
   file->file = nullptr;
   int rc = 0;
-  std::string reason;
   if (e != 0) {
-    rc = failed(e, file->path, std::strerror(e), why, why_size);
-  } else if (const int refused = not_replaceable(file->path, reason)) {
-    rc = failed(refused, file->path, reason, why, why_size);
-  } else if (std::rename(file->tmp.c_str(), file->path.c_str()) != 0) {
-    rc = errno;
-    tell(why, why_size,
-         "cannot rename '" + escaped(file->tmp) + "' to '" + escaped(file->path) +
-             "': " + std::strerror(rc));
+    rc = failed(e, file->path.c_str(), std::strerror(e), why, why_size);
+  } else {
+    try {
+      std::string reason;
+      if (const int refused = not_replaceable(file->path, reason)) {
+        rc = failed(refused, file->path.c_str(), reason.c_str(), why, why_size);
+      } else if (std::rename(file->tmp.c_str(), file->path.c_str()) != 0) {
+        rc = errno;
+        tell(why, why_size, [&] {
+          return "cannot rename '" + pnmpi::escaped_name(file->tmp) + "' to '" +
+                 pnmpi::escaped_name(file->path) + "': " + std::strerror(rc);
+        });
+      }
+    } catch (const std::bad_alloc &) {
+      rc = failed(ENOMEM, file->path.c_str(), std::strerror(ENOMEM), why, why_size);
+    }
   }
   if (rc != 0)
     ::unlink(file->tmp.c_str());
