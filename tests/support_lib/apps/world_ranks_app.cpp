@@ -6,13 +6,7 @@
 // of a group, and with the world group cached or fetched. Each rank prints one line, which
 // the test compares whole.
 
-#ifndef OMPI_SKIP_MPICXX
-#define OMPI_SKIP_MPICXX 1
-#endif
-#ifndef MPICH_SKIP_MPICXX
-#define MPICH_SKIP_MPICXX 1
-#endif
-#include <mpi.h>
+#include <mpi.h> // the C API only: OMPI_SKIP_MPICXX (CMakeLists.txt)
 #include <pnmpi/world_ranks.h>
 
 #include <cstdio>
