@@ -22,11 +22,12 @@ TEST(SupportWorldRanks, EveryProcessOfAGroupOrCommunicator) {
   ASSERT_EQ(r.exit_code, 0) << describe(r);
   std::vector<std::string> lines = lines_starting_with(r.out, "rank ");
   std::sort(lines.begin(), lines.end());
-  EXPECT_EQ(lines, (std::vector<std::string>{
-                       "rank 0: reversed [1,0] rc 0 fetched [1,0] first [1,77] cpp [1,0] self [0] "
-                       "empty [] inter local [0] remote [1]",
-                       "rank 1: reversed [1,0] rc 0 fetched [1,0] first [1,77] cpp [1,0] self [1] "
-                       "empty [] inter local [1] remote [0]"}))
+  EXPECT_EQ(lines, (std::vector<std::string>{"rank 0: reversed [1,0] rc 0 fetched [1,0] first "
+                                             "[1,77] outside [0,-1] cpp [1,0] self [0] "
+                                             "empty [] inter local [0] remote [1]",
+                                             "rank 1: reversed [1,0] rc 0 fetched [1,0] first "
+                                             "[1,77] outside [0,-1] cpp [1,0] self [1] "
+                                             "empty [] inter local [1] remote [0]"}))
       << describe(r);
 }
 

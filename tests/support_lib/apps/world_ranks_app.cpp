@@ -3,8 +3,8 @@
 
 // <pnmpi/world_ranks.h> under a real MPI job of 2 ranks: the world ranks of communicators
 // whose order differs from MPI_COMM_WORLD's, of an intercommunicator's two groups, of part
-// of a group, and with the world group cached or fetched. Each rank prints one line, which
-// the test compares whole.
+// of a group, of a process outside the world, and with the world group cached or fetched.
+// Each rank prints one line, which the test compares whole.
 
 #include <mpi.h> // the C API only: OMPI_SKIP_MPICXX (CMakeLists.txt)
 #include <pnmpi/world_ranks.h>
@@ -50,6 +50,15 @@ int main(int argc, char **argv) {
   pnmpi_group_world_ranks(group, world, 1, first.data());
   line += " first " + list(first);
   MPI_Group_free(&group);
+  // A process outside the group taken as the world (as a spawned one is outside
+  // MPI_COMM_WORLD's) gets -1, not MPI_UNDEFINED.
+  MPI_Group only0;
+  const int zero = 0;
+  MPI_Group_incl(world, 1, &zero, &only0);
+  std::vector<int> outside(static_cast<std::size_t>(size), 77);
+  pnmpi_comm_world_ranks(MPI_COMM_WORLD, only0, size, outside.data());
+  line += " outside " + list(outside);
+  MPI_Group_free(&only0);
   // The C++ helpers.
   line += " cpp " + list(pnmpi::support::comm_world_ranks(reversed, world));
   line += " self " + list(pnmpi::support::comm_world_ranks(MPI_COMM_SELF, world));
