@@ -78,7 +78,14 @@ int main(int argc, char **argv) {
   MPI_Comm_free(&alone);
   MPI_Comm_free(&reversed);
   MPI_Group_free(&world);
-  std::printf("%s\n", line.c_str());
+  // Rank 0 prints every rank's line: MPICH's launcher may join lines that two ranks print
+  // at the same time.
+  std::vector<char> all(static_cast<std::size_t>(size) * 512, '\0');
+  line.resize(512, '\0');
+  line[511] = '\0';
+  MPI_Gather(line.data(), 512, MPI_CHAR, all.data(), 512, MPI_CHAR, 0, MPI_COMM_WORLD);
+  for (int r = 0; rank == 0 && r < size; ++r)
+    std::printf("%s\n", &all[static_cast<std::size_t>(r) * 512]);
   MPI_Finalize();
   return 0;
 }
