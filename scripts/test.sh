@@ -71,7 +71,8 @@ cmake -S . -B build-asan -DMPI_C_COMPILER=mpicc.openmpi -DMPI_Fortran_COMPILER=m
 # Only the tests' targets are built here, so the tests that install the whole tree (package.*)
 # run in the two release builds above, not here.
 cmake --build build-asan -j"${jobs}" --target test_core test_patcher test_tools test_monitor_unit \
-  test_mpit_unit test_integration test_delay test_fortran test_mapping_unit pnmpi_mapping pnmpi-map
+  test_mpit_unit test_integration test_delay test_fortran test_mapping_unit pnmpi_mapping pnmpi-map \
+  test_support_lib
 ASAN_OPTIONS=detect_leaks=1:verify_asan_link_order=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   run_ctest --test-dir build-asan -L unit -E '^(stubgen|package)' -j"${jobs}"
 # Dispatch, loading, copies, hooks, the Fortran bindings' redirection and the start-up checks
