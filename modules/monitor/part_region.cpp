@@ -53,8 +53,7 @@ std::uint64_t hash_of(const std::vector<int> &worlds) noexcept {
 }
 
 /// Where the pool holds `worlds` already (one of the lists of g_lists), or -1.
-long shared_list(const PartHeader &h, const std::vector<int> &worlds,
-                 std::uint64_t hash) noexcept {
+long shared_list(const PartHeader &h, const std::vector<int> &worlds, std::uint64_t hash) noexcept {
   const auto *pool = reinterpret_cast<const std::int32_t *>(g_base + h.members_at);
   const auto range = g_lists.equal_range(hash);
   for (auto it = range.first; it != range.second; ++it) {
@@ -186,8 +185,7 @@ CollStats *part_coll(const std::vector<int> &worlds, int rank) noexcept {
   const std::uint64_t hash = hash_of(worlds);
   long first = shared_list(*h, worlds, hash);
   const bool fresh = first < 0;
-  if (slot >= h->comm_slots ||
-      (fresh && worlds.size() > h->member_capacity - h->members_used)) {
+  if (slot >= h->comm_slots || (fresh && worlds.size() > h->member_capacity - h->members_used)) {
     ++h->comm_lost;
     return nullptr;
   }
