@@ -372,12 +372,16 @@ ThreadPeer *thread_peer_slow(int world) noexcept {
     while (tp != nullptr && tp->owner != tc)
       tp = tp->next;
     if (tp == nullptr) {
-      auto fresh = std::make_unique<ThreadPeer>();
-      fresh->key = static_cast<std::uintptr_t>(world) + 1;
-      fresh->owner = tc;
       std::lock_guard<std::mutex> guard(g.lock);
-      fresh->next = p->threads.load(std::memory_order_relaxed);
-      tp = fresh.release();
+      // In the part file's region while it has room (part_region.h), else on the heap.
+      tp = part_thread_peer(world, tc);
+      if (tp == nullptr) {
+        auto fresh = std::make_unique<ThreadPeer>();
+        fresh->key = static_cast<std::uintptr_t>(world) + 1;
+        fresh->owner = tc;
+        tp = fresh.release();
+      }
+      tp->next = p->threads.load(std::memory_order_relaxed);
       p->threads.store(tp, std::memory_order_release);
       track_alloc(sizeof(ThreadPeer));
     }

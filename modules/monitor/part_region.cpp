@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Copyright (c) 2026 the pnmpi authors
 //
-// The monitor's region of the part file (part_region.h). The Peers and the communicators'
-// statistics the hot path updates are placed in the mapped region instead of the heap: the
-// call path is the one it was, and whatever it stores is in the page cache at once, so it
-// survives a SIGKILL. Sized once, after MPI_Init: one Peer (and its histogram) per world
-// rank, kPartCommSlots communicator slots and a pool of member ranks. What does not fit
-// stays on the heap and reaches the record only at MPI_Finalize.
+// The monitor's region of the part file (part_region.h). The Peers, the per-thread counters
+// of MPI_THREAD_MULTIPLE senders and the communicators' statistics the hot path updates are
+// placed in the mapped region instead of the heap: the call path is the one it was, and
+// whatever it stores is in the page cache at once, so it survives a SIGKILL. Sized once,
+// after MPI_Init: one Peer (and its histogram) per world rank, kPartCommSlots communicator
+// slots, a pool of member ranks and a pool of ThreadPeer slots. The file is sparse
+// (pnmpi_part_region extends it with ftruncate): untouched slots take neither memory nor
+// disk. What does not fit stays on the heap, is counted as lost, and reaches the record only
+// at MPI_Finalize.
 #include "part_region.h"
 
 #include "monitor.h"
@@ -18,6 +21,7 @@
 #include <ctime>
 #include <new>
 #include <sys/stat.h>
+#include <unordered_map>
 
 #include "output_format.h"
 
@@ -28,6 +32,9 @@ namespace {
 char *g_base = nullptr; ///< the region, or nullptr: everything on the heap
 PartHeader *g_head = nullptr;
 std::uint64_t g_begin_tick = 0, g_begin_mono = 0;
+/// The member lists in the pool, by a hash of their ranks: a communicator with the members
+/// of an earlier one (MPI_Comm_dup) shares its list. Written under g.lock.
+std::unordered_multimap<std::uint64_t, std::uint32_t> g_lists;
 
 constexpr std::uint64_t align64(std::uint64_t n) {
   return (n + 63) / 64 * 64;
@@ -36,6 +43,30 @@ constexpr std::uint64_t align64(std::uint64_t n) {
 std::uint32_t offset_in(const void *object, const void *field) {
   return static_cast<std::uint32_t>(static_cast<const char *>(field) -
                                     static_cast<const char *>(object));
+}
+
+std::uint64_t hash_of(const std::vector<int> &worlds) noexcept {
+  std::uint64_t x = 0xcbf29ce484222325ull ^ worlds.size();
+  for (int w : worlds)
+    x = (x ^ static_cast<std::uint32_t>(w)) * 0x100000001b3ull;
+  return x;
+}
+
+/// Where the pool holds `worlds` already (one of the lists of g_lists), or -1.
+long shared_list(const PartHeader &h, const std::vector<int> &worlds, std::uint64_t hash) noexcept {
+  const auto *pool = reinterpret_cast<const std::int32_t *>(g_base + h.members_at);
+  const auto range = g_lists.equal_range(hash);
+  for (auto it = range.first; it != range.second; ++it) {
+    const std::uint32_t first = it->second;
+    if (first + worlds.size() > h.members_used)
+      continue;
+    std::size_t k = 0;
+    while (k < worlds.size() && pool[first + k] == worlds[k])
+      ++k;
+    if (k == worlds.size())
+      return first;
+  }
+  return -1;
 }
 
 } // namespace
@@ -57,8 +88,12 @@ void part_init_begin() noexcept {
 bool part_open() noexcept {
   const auto world = static_cast<std::uint64_t>(g.world_size);
   const std::uint64_t bins = g.options.histograms ? kHistogramBins : 0;
-  const std::uint64_t capacity = 8 * world + 1024;
+  const std::uint64_t capacity = kPartMembersPerRank * world + kPartMembersBase;
+  const std::uint64_t threads = kPartThreadsPerRank * world + kPartThreadsBase;
   const std::uint64_t coll_stride = align64(sizeof(CollStats));
+  // A thread's slot on cache lines of its own, as the heap's would be: no line written by
+  // two sending threads.
+  const std::uint64_t thread_stride = align64(sizeof(ThreadPeer));
   PartHeader h{};
   std::memcpy(h.magic, "PNMPIMON", 8);
   h.version = kPartVersion;
@@ -75,7 +110,11 @@ bool part_open() noexcept {
   h.comm_meta_at = h.hist_at + align64(world * kOrigins * bins * sizeof(Counter));
   h.comms_at = h.comm_meta_at + align64(kPartCommSlots * sizeof(PartCommMeta));
   h.members_at = h.comms_at + kPartCommSlots * coll_stride;
-  const std::uint64_t bytes = h.members_at + capacity * sizeof(std::int32_t);
+  h.thread_slots = static_cast<std::uint32_t>(threads);
+  h.thread_stride = static_cast<std::uint32_t>(thread_stride);
+  h.thread_bins = kHistogramBins;
+  h.threads_at = h.members_at + align64(capacity * sizeof(std::int32_t));
+  const std::uint64_t bytes = h.threads_at + threads * thread_stride;
   {
     // Where the offsets of the reader's counters are: from live objects, as Peer and
     // CollStats are not standard-layout types.
@@ -85,6 +124,10 @@ bool part_open() noexcept {
     const CollStats stats;
     h.coll_count_at = offset_in(&stats, &stats.count[kApp][0]);
     h.coll_bytes_at = offset_in(&stats, &stats.bytes[kApp][0]);
+    const ThreadPeer thread;
+    h.thread_key_at = offset_in(&thread, &thread.key);
+    h.thread_bins_at = offset_in(&thread, &thread.bins[0]);
+    h.thread_bytes_at = offset_in(&thread, &thread.bytes);
   }
   std::string directory;
   void *p = nullptr;
@@ -139,22 +182,49 @@ CollStats *part_coll(const std::vector<int> &worlds, int rank) noexcept {
     if (w < 0)
       return nullptr; // a process outside MPI_COMM_WORLD: no world rank to keep
   const std::uint32_t slot = h->comm_used;
-  if (slot >= h->comm_slots || worlds.size() > h->member_capacity - h->members_used) {
+  const std::uint64_t hash = hash_of(worlds);
+  long first = shared_list(*h, worlds, hash);
+  const bool fresh = first < 0;
+  if (slot >= h->comm_slots || (fresh && worlds.size() > h->member_capacity - h->members_used)) {
     ++h->comm_lost;
     return nullptr;
+  }
+  if (fresh) {
+    first = h->members_used;
+    auto *members = reinterpret_cast<std::int32_t *>(g_base + h->members_at) + first;
+    for (std::size_t k = 0; k < worlds.size(); ++k)
+      members[k] = worlds[k];
+    h->members_used += static_cast<std::uint32_t>(worlds.size());
+    try {
+      g_lists.emplace(hash, static_cast<std::uint32_t>(first));
+    } catch (...) { // the list is not shared: a later communicator copies it
+    }
   }
   auto *meta = reinterpret_cast<PartCommMeta *>(g_base + h->comm_meta_at) + slot;
   meta->size = static_cast<std::uint32_t>(worlds.size());
   meta->rank = rank;
-  meta->first_member = h->members_used;
-  auto *members = reinterpret_cast<std::int32_t *>(g_base + h->members_at) + h->members_used;
-  for (std::size_t k = 0; k < worlds.size(); ++k)
-    members[k] = worlds[k];
-  h->members_used += meta->size;
+  meta->first_member = static_cast<std::uint32_t>(first);
   auto *s =
       new (g_base + h->comms_at + slot * static_cast<std::uint64_t>(h->coll_stride)) CollStats();
   __atomic_store_n(&h->comm_used, slot + 1, __ATOMIC_RELEASE);
   return s;
+}
+
+ThreadPeer *part_thread_peer(int world, const void *owner) noexcept {
+  PartHeader *h = g_head;
+  if (h == nullptr || world < 0 || static_cast<std::uint32_t>(world) >= h->world_size)
+    return nullptr;
+  const std::uint32_t slot = h->thread_used;
+  if (slot >= h->thread_slots) {
+    ++h->thread_lost;
+    return nullptr;
+  }
+  auto *tp = new (g_base + h->threads_at + slot * static_cast<std::uint64_t>(h->thread_stride))
+      ThreadPeer();
+  tp->key = static_cast<std::uintptr_t>(world) + 1;
+  tp->owner = owner;
+  __atomic_store_n(&h->thread_used, slot + 1, __ATOMIC_RELEASE);
+  return tp;
 }
 
 void part_abort(int code) noexcept {

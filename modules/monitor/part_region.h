@@ -15,11 +15,20 @@ namespace pnmpi::monitor {
 
 struct CollStats;
 struct Peer;
+struct ThreadPeer;
 
-constexpr std::uint32_t kPartVersion = 1;
-/// Communicators (intracommunicators with collectives) whose counters and members the region
-/// keeps; later ones stay on the heap and are counted in comm_lost.
-constexpr std::uint32_t kPartCommSlots = 64;
+constexpr std::uint32_t kPartVersion = 2;
+/// Communicators (intracommunicators with collectives) whose counters the region keeps;
+/// later ones stay on the heap and are counted in comm_lost. Untouched slots cost nothing
+/// (the file is sparse).
+constexpr std::uint32_t kPartCommSlots = 1024;
+/// The pool of communicator members (world ranks): kPartMembersPerRank per world rank plus
+/// kPartMembersBase. Communicators with the same members share one list.
+constexpr std::uint64_t kPartMembersPerRank = 16, kPartMembersBase = 65536;
+/// The slots of per-thread point-to-point counters (ThreadPeer, one per sending thread and
+/// peer under MPI_THREAD_MULTIPLE): kPartThreadsPerRank per world rank plus kPartThreadsBase.
+/// Later ones stay on the heap and are counted in thread_lost.
+constexpr std::uint64_t kPartThreadsPerRank = 4, kPartThreadsBase = 256;
 
 /// The region's header. Offsets are from the region's start; strides and field offsets let
 /// the reader find a counter without knowing the C++ layout of Peer or CollStats.
@@ -47,6 +56,17 @@ struct PartHeader {
   std::uint64_t comms_at;      ///< comm_slots slots of coll_stride bytes
   std::uint64_t members_at;    ///< member_capacity int32 world ranks
   std::uint64_t reserved[4];
+  // Version 2: the per-thread point-to-point counters (MPI_THREAD_MULTIPLE).
+  std::uint32_t thread_slots;    ///< ThreadPeer slots
+  std::uint32_t thread_used;     ///< slots taken (stored with release after the slot is filled)
+  std::uint32_t thread_lost;     ///< ThreadPeers that found no slot (on the heap)
+  std::uint32_t thread_stride;   ///< bytes of one slot (a whole number of cache lines)
+  std::uint32_t thread_key_at;   ///< offset of the 64-bit key (receiver's world rank + 1)
+  std::uint32_t thread_bins_at;  ///< of the message counts by size bin
+  std::uint32_t thread_bytes_at; ///< of the bytes
+  std::uint32_t thread_bins;     ///< 64-bit counters at thread_bins_at (their sum: messages)
+  std::uint64_t threads_at;      ///< thread_slots slots of thread_stride bytes
+  std::uint64_t reserved2[3];
 };
 
 /// What the reader needs of a kept communicator besides its counters.
@@ -67,8 +87,13 @@ bool part_open() noexcept;
 Peer *part_peer(int world) noexcept;
 /// The histogram counters of `world` in the region, or nullptr.
 std::atomic<std::uint64_t> *part_hist(int world) noexcept;
-/// Storage for a communicator's statistics with members `worlds` (constructed), or nullptr.
+/// Storage for a communicator's statistics with members `worlds` (constructed), or nullptr
+/// (counted in comm_lost). The caller holds g.lock.
 CollStats *part_coll(const std::vector<int> &worlds, int rank) noexcept;
+/// A slot for the counters of thread `owner` (its ThreadCache) towards `world`, constructed,
+/// its key and owner set and published; nullptr when there is no region or no room (counted
+/// in thread_lost). The caller holds g.lock.
+ThreadPeer *part_thread_peer(int world, const void *owner) noexcept;
 /// At MPI_Abort: marks the part file (the profile may not be loaded).
 void part_abort(int code) noexcept;
 /// At MPI_Finalize, after the monitor's outputs: marks the part file finalized and removes

@@ -163,10 +163,14 @@ class MonitorRegion(common.Case):
     """The monitor's region of a part file (modules/monitor/part_region.h), made here by
     hand: read into the matrix, and refused with one line when it is bad."""
 
-    def part(self, version=1, cut=0, edit=None):
+    def part(self, version=1, cut=0, edit=None, layout=1, threads=()):
+        """A part file of rank 0 of 2 whose monitor region (layout 1 or 2, named `version`
+        in the file's region table) holds 5 messages and 40 bytes to rank 1 and one
+        communicator; layout 2 adds `threads`, (key, [count per bin], bytes) slots."""
         world, stride, cstride, slots, capacity = 2, 152, 320, 64, 1040
-        m = np.zeros(1, parts.MONITOR)
-        m["magic"], m["version"], m["world_size"], m["world_rank"] = b"PNMPIMON", 1, world, 0
+        dtype = parts.MONITOR_V2 if layout == 2 else parts.MONITOR
+        m = np.zeros(1, dtype)
+        m["magic"], m["version"], m["world_size"], m["world_rank"] = b"PNMPIMON", layout, world, 0
         m["peer_stride"], m["peer_count_at"], m["peer_bytes_at"] = stride, 8, 72
         m["comm_slots"], m["comm_used"], m["member_capacity"] = slots, 1, capacity
         m["members_used"], m["coll_stride"], m["coll_count_at"] = 2, cstride, 64
@@ -175,10 +179,22 @@ class MonitorRegion(common.Case):
         m["comm_meta_at"] = m["hist_at"]
         m["comms_at"] = int(m["comm_meta_at"][0]) + slots * parts.COMM_META.itemsize
         m["members_at"] = int(m["comms_at"][0]) + slots * cstride
+        end = int(m["members_at"][0]) + capacity * 4
+        tstride, tslots = 576, 8
+        if layout == 2:
+            m["thread_slots"], m["thread_used"], m["thread_stride"] = tslots, len(threads), tstride
+            m["thread_key_at"], m["thread_bins_at"], m["thread_bytes_at"] = 0, 24, 552
+            m["thread_bins"], m["threads_at"] = 66, end
+            end += tslots * tstride
         if edit:
             edit(m)
-        region = bytearray(int(m["members_at"][0]) + capacity * 4)
-        region[:parts.MONITOR.itemsize] = m.tobytes()
+        region = bytearray(end)
+        region[:dtype.itemsize] = m.tobytes()
+        for k, (key, bins, nbytes) in enumerate(threads):
+            at = end - tslots * tstride + k * tstride
+            region[at:at + 8] = np.uint64(key).tobytes()
+            region[at + 24:at + 24 + 8 * len(bins)] = np.array(bins, "<u8").tobytes()
+            region[at + 552:at + 560] = np.uint64(nbytes).tobytes()
         peer1 = int(m["peers_at"][0]) + stride  # to rank 1: 5 messages, 40 bytes
         region[peer1 + 8:peer1 + 16] = np.uint64(5).tobytes()
         region[peer1 + 72:peer1 + 80] = np.uint64(40).tobytes()
@@ -215,9 +231,35 @@ class MonitorRegion(common.Case):
                    self.dir)
 
     def test_wrong_version(self):
-        self.part(version=2)
-        self.fails("monitor region version 2 is not supported (this pnmpi-report reads "
-                   "version 1)", "summary", self.dir)
+        self.part(version=3)
+        self.fails("monitor region version 3 is not supported (this pnmpi-report reads "
+                   "versions 1 to 2)", "summary", self.dir)
+
+    def test_version_2_threads(self):
+        """Two threads' counters to rank 1 and one to rank 0 (itself), added to the rows;
+        counters not kept are said."""
+        def lost(m):
+            m["thread_lost"], m["comm_lost"] = 3, 2
+        self.part(version=2, layout=2, edit=lost,
+                  threads=((2, [1, 2] + [0] * 63 + [4], 700), (2, [0, 6], 60), (1, [9], 90)))
+        r = parts.merge_parts(self.dir)[0]
+        self.assertEqual((list(r.p2p_src), list(r.p2p_dst), list(r.p2p_count),
+                          list(r.p2p_bytes)), ([0, 0], [0, 1], [9, 5 + 7 + 6], [90, 800]))
+        self.assertIn("rank 0: 3 per-thread send counters not kept (the monitor's part file "
+                      "keeps 8): those threads' messages to those peers are missing", r.notes)
+        self.assertIn("rank 0: 2 communicators not kept (the monitor's part file keeps 64): "
+                      "their collectives are missing", r.notes)
+
+    def test_version_2_damaged(self):
+        def outside(m):
+            m["world_size"] = 1  # a thread slot's key names rank 1
+        self.part(version=2, layout=2, threads=((2, [1], 8),), edit=outside)
+        self.fails("damaged part file", "summary", self.dir)
+
+        def beyond(m):
+            m["thread_slots"] = 100  # slots past the region's end
+        self.part(version=2, layout=2, edit=beyond)
+        self.fails("damaged part file: the monitor region does not fit", "summary", self.dir)
 
     def test_damaged(self):
         def stride(m):

@@ -24,6 +24,7 @@ from pnmpi_report import parts, record  # noqa: E402
 FLAVOR = os.environ.get("PNMPI_TEST_MPI_FLAVOR", "openmpi")
 APP = os.environ.get("PNMPI_TEST_APP")
 APP_F90 = os.environ.get("PNMPI_TEST_APP_F90")
+THREAD_APP = os.environ.get("PNMPI_TEST_THREAD_APP")
 SCRATCH = os.environ.get("PNMPI_TEST_SCRATCH", "/tmp/pnmpi-profile-tests")
 ITER = 10
 # Rounding of record times (record.TIME_BITS): relative error below 2**-12.
@@ -39,12 +40,12 @@ def launcher(np_=2):
     return cmd + ["-np", str(np_)], env
 
 
-def ready_pids(test, p):
+def ready_pids(test, p, ranks=2):
     """The pids of a `hang` job's ranks, from their "ready RANK PID" lines."""
     pids = {}
-    while len(pids) < 2:
+    while len(pids) < ranks:
         line = p.stdout.readline()
-        test.assertTrue(line, "the job ended before both ranks were ready")
+        test.assertTrue(line, "the job ended before every rank was ready")
         if line.startswith("ready "):
             _, rank, pid = line.split()
             pids[int(rank)] = int(pid)
@@ -78,8 +79,8 @@ class Profile(unittest.TestCase):
         os.chmod(path, 0o600)
         return path
 
-    def job(self, argv, conf, preload=False):
-        cmd, env = launcher()
+    def job(self, argv, conf, preload=False, ranks=2):
+        cmd, env = launcher(ranks)
         if preload:
             argv = [os.environ["PNMPI_TEST_RUN"], "-c", conf, "-L",
                     os.environ["PNMPI_TEST_MODULE_DIR"]] + argv
@@ -348,9 +349,9 @@ class UnfinishedWithMonitor(Profile):
 
 
     def test_communicators_beyond_the_slots(self):
-        """70 duplicates of WORLD with an allreduce each: WORLD and the first 63 are kept
-        in the region's 64 slots, 7 are not (said); same members, one entry."""
-        cmd, env, argv = self.job([APP, "comms", str(ITER), "70"], self.conf())
+        """1030 duplicates of WORLD with an allreduce each: WORLD and the first 1023 are
+        kept in the region's 1024 slots, 7 are not (said); same members, one entry."""
+        cmd, env, argv = self.job([APP, "comms", str(ITER), "1030"], self.conf())
         p = subprocess.Popen(cmd + argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                              text=True, env=env, cwd=self.dir)
         ready_pids(self, p)
@@ -359,10 +360,57 @@ class UnfinishedWithMonitor(Profile):
         r = self.merged()
         [(_, members, nbytes, count)] = r.communicators()
         self.assertEqual((list(members), list(nbytes), list(count)),
-                         ([0, 1], [ITER * 24 + 63 * 4] * 2, [ITER + 1 + 63] * 2))
+                         ([0, 1], [ITER * 24 + 1023 * 4] * 2, [ITER + 1 + 1023] * 2))
         for rank in (0, 1):
             self.assertIn("rank %d: 7 communicators not kept (the monitor's part file keeps "
-                          "64)" % rank, r.notes)
+                          "1024): their collectives are missing" % rank, r.notes)
+
+    def kill_all(self, argv, ranks=2):
+        """Runs a job that says "ready RANK PID" when done, SIGKILLs every rank, and
+        returns the record merged from the part files."""
+        cmd, env, argv = self.job(argv, self.conf(), ranks=ranks)
+        p = subprocess.Popen(cmd + argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             text=True, env=env, cwd=self.dir)
+        for pid in ready_pids(self, p, ranks).values():
+            os.kill(pid, signal.SIGKILL)
+        finish(p)
+        self.assertEqual(glob.glob(os.path.join(self.out, "*.record.npz")), [])
+        r = parts.read_job(self.out)
+        self.assertEqual((r.ended, r.ranks), ("incomplete", ranks))
+        self.assertEqual([r.rank_end(k) for k in range(ranks)], ["killed (no mark)"] * ranks)
+        return r
+
+    def test_more_communicators_than_64(self):
+        """100 duplicates of WORLD with an allreduce each, every rank SIGKILLed: all in the
+        region (1024 slots), sharing WORLD's member list."""
+        r = self.kill_all([APP, "comms", str(ITER), "100"])
+        [(_, members, nbytes, count)] = r.communicators()
+        self.assertEqual((list(members), list(nbytes), list(count)),
+                         ([0, 1], [ITER * 24 + 100 * 4] * 2, [ITER + 1 + 100] * 2))
+        self.assertEqual([n for n in r.notes if "not kept" in n], [])
+        for f in parts.part_files(self.out):
+            m = parts.Part(f).monitor
+            self.assertEqual((int(m["comm_used"]), int(m["members_used"])), (101, 2), f)
+
+    def test_threads_killed(self):
+        """Sends from 3 threads per rank under MPI_THREAD_MULTIPLE (to itself and to other
+        ranks), every rank SIGKILLed after them: the merged matrix has every thread's
+        messages and bytes (the monitor's per-thread counters in its part file)."""
+        ranks, threads = (4 if FLAVOR == "openmpi" else 2), 3
+        r = self.kill_all([THREAD_APP, str(threads)], ranks)
+        expected = {}
+        for rank in range(ranks):
+            for t in range(threads):  # thread_sends.c
+                v = expected.setdefault((rank, (rank + t) % ranks), [0, 0])
+                v[0] += 4 + 3 * t
+                v[1] += (4 + 3 * t) * (1 + 10 * t) * 8
+        got = sorted(zip(map(int, r.p2p_src), map(int, r.p2p_dst), map(int, r.p2p_count),
+                         map(int, r.p2p_bytes)))
+        self.assertEqual(got, sorted((s, d, c, b) for (s, d), (c, b) in expected.items()))
+        [(_, members, nbytes, count)] = r.communicators()  # the one barrier
+        self.assertEqual((list(members), list(nbytes), list(count)),
+                         (list(range(ranks)), [0] * ranks, [1] * ranks))
+        self.assertEqual([n for n in r.notes if "not kept" in n], [])
 
 
 class UnfinishedMonitorAlone(UnfinishedWithMonitor):

@@ -48,9 +48,18 @@ MONITOR = np.dtype([
     ("coll_classes", "<u4"), ("peers_at", "<u8"), ("hist_at", "<u8"),
     ("comm_meta_at", "<u8"), ("comms_at", "<u8"), ("members_at", "<u8"),
     ("reserved", "<u8", (4,))])
+# Version 2 appends the slots of the per-thread point-to-point counters (ThreadPeer) of
+# senders under MPI_THREAD_MULTIPLE; version 1 (64 communicator slots, no thread slots) is
+# still read.
+MONITOR_V2 = np.dtype(MONITOR.descr + [
+    ("thread_slots", "<u4"), ("thread_used", "<u4"), ("thread_lost", "<u4"),
+    ("thread_stride", "<u4"), ("thread_key_at", "<u4"), ("thread_bins_at", "<u4"),
+    ("thread_bytes_at", "<u4"), ("thread_bins", "<u4"), ("threads_at", "<u8"),
+    ("reserved2", "<u8", (3,))])
 COMM_META = np.dtype([("size", "<u4"), ("rank", "<i4"), ("first_member", "<u4"),
                       ("reserved", "<u4")])
-MONITOR_VERSION = 1
+MONITOR_VERSIONS = (1, 2)
+MONITOR_VERSION = MONITOR_VERSIONS[-1]
 EXCLUDED = ("MPI_Init", "MPI_Init_thread", "MPI_Finalize")
 
 
@@ -102,16 +111,17 @@ class Part:
             raise ReportError("damaged part file: state %d" % self.state, path)
         self.names, self.app, self.tool, self.lost, self.split = [], None, None, 0, None
         self.p2p, self.comms, self.comms_lost, self.comm_slots = None, [], 0, 0
+        self.threads_lost, self.thread_slots, self.monitor = 0, 0, None
         for k in range(min(int(h["region_count"]), 16)):
             reg = h["regions"][k]
             if _text(reg["name"]) == "profile" and int(reg["version"]) == REGION_VERSION:
                 self._profile(data, int(reg["offset"]), int(reg["bytes"]))
             elif _text(reg["name"]) == "monitor":
-                if int(reg["version"]) != MONITOR_VERSION:
+                if int(reg["version"]) not in MONITOR_VERSIONS:
                     raise ReportError("monitor region version %d is not supported (this "
-                                      "pnmpi-report reads version %d)"
+                                      "pnmpi-report reads versions 1 to %d)"
                                       % (int(reg["version"]), MONITOR_VERSION), path)
-                self._monitor(data, int(reg["offset"]), int(reg["bytes"]))
+                self._monitor(data, int(reg["offset"]), int(reg["bytes"]), int(reg["version"]))
         for k in range(min(int(h["region_count"]), 16)):
             reg = h["regions"][k]
             if _text(reg["name"]) == "profile_split" and self.app is not None:
@@ -171,13 +181,15 @@ class Part:
         self.app, self.tool = cells[:, 0, :], cells[:, 1, :]
         self.lost = int(r["lost_calls"])
 
-    def _monitor(self, data, offset, size):
+    def _monitor(self, data, offset, size, version):
         """The monitor's application traffic: self.p2p (peers, counts, bytes) and
         self.comms [(members, count, bytes)], counted up to the process's end."""
-        if offset + MONITOR.itemsize > len(data) or offset + size > len(data):
+        layout = MONITOR_V2 if version >= 2 else MONITOR
+        if offset + layout.itemsize > len(data) or offset + size > len(data):
             raise ReportError("truncated part file: the monitor region ends after the file",
                               self.path)
-        m = np.frombuffer(data, MONITOR, 1, offset)[0]
+        m = np.frombuffer(data, layout, 1, offset)[0]
+        self.monitor = m
         world, bins = int(m["world_size"]), int(m["hist_bins"])
         stride, cstride = int(m["peer_stride"]), int(m["coll_stride"])
         slots, used = int(m["comm_slots"]), min(int(m["comm_used"]), int(m["comm_slots"]))
@@ -201,6 +213,8 @@ class Part:
             hist = np.frombuffer(data, "<u8", world * 2 * bins,
                                  offset + int(m["hist_at"])).reshape(world, 2, bins)
             count = count + hist[:, 0, :].sum(axis=1)
+        if version >= 2:
+            count, nbytes = self._threads(data, offset, size, m, count, nbytes)
         has = np.nonzero((count > 0) | (nbytes > 0))[0]
         self.p2p = (has.astype(np.int64), count[has], nbytes[has])
         metas = np.frombuffer(data, COMM_META, slots, offset + int(m["comm_meta_at"]))
@@ -220,6 +234,33 @@ class Part:
                                   "world" % k, self.path)
             self.comms.append((tuple(int(x) for x in ranks), int(c.sum()), int(b.sum())))
         self.comms_lost, self.comm_slots = int(m["comm_lost"]), slots
+
+    def _threads(self, data, offset, size, m, count, nbytes):
+        """Adds the per-thread counters of a version 2 region (each slot: its peer's world
+        rank + 1, messages by size bin, bytes) to the peers' rows `count` and `nbytes`."""
+        world, slots = int(m["world_size"]), int(m["thread_slots"])
+        used, stride = min(int(m["thread_used"]), slots), int(m["thread_stride"])
+        bins, key_at = int(m["thread_bins"]), int(m["thread_key_at"])
+        bins_at, bytes_at = int(m["thread_bins_at"]), int(m["thread_bytes_at"])
+        if bins > 66 or stride < 24 or int(m["threads_at"]) + slots * stride > size or \
+                max(key_at, bytes_at) + 8 > stride or bins_at + 8 * bins > stride:
+            raise ReportError("damaged part file: the monitor region does not fit", self.path)
+        self.threads_lost, self.thread_slots = int(m["thread_lost"]), slots
+        if used == 0:
+            return count, nbytes
+        raw = np.frombuffer(data, np.uint8, used * stride, offset + int(m["threads_at"]))
+        rows = raw.reshape(used, stride)
+
+        def column(at, n=1):
+            return rows[:, at:at + 8 * n].copy().view("<u8").reshape(used, n)
+        peer = column(key_at)[:, 0].astype(np.int64) - 1
+        if peer.min() < 0 or peer.max() >= world:
+            raise ReportError("damaged part file: a thread's counters name a rank outside "
+                              "the world", self.path)
+        count, nbytes = count.copy(), nbytes.copy()
+        np.add.at(count, peer, column(bins_at, bins).sum(axis=1))
+        np.add.at(nbytes, peer, column(bytes_at)[:, 0])
+        return count, nbytes
 
     def ticks_per_ns(self):
         h = self.h
@@ -404,7 +445,11 @@ def _traffic(a, by_rank, size, notes):
             v[1] += bb
         if p.comms_lost:
             notes.append("rank %d: %d communicators not kept (the monitor's part file keeps "
-                         "%d)" % (r, p.comms_lost, p.comm_slots))
+                         "%d): their collectives are missing" % (r, p.comms_lost, p.comm_slots))
+        if p.threads_lost:
+            notes.append("rank %d: %d per-thread send counters not kept (the monitor's part "
+                         "file keeps %d): those threads' messages to those peers are missing"
+                         % (r, p.threads_lost, p.thread_slots))
     a["p2p_src"] = np.array(src, dtype=np.uint32)
     a["p2p_dst"] = np.array(dst, dtype=np.uint32)
     a["p2p_bytes"] = np.array(nbytes, dtype=np.uint64)
