@@ -141,8 +141,8 @@ void profile_init_end(int rc) {
     std::memcpy(h->job_id, id, sizeof id);
   // Every rank's host in the part files of the first and the last rank: a killed multi-node
   // job leaves its parts on their nodes, and pnmpi-report names the host whose parts are
-  // missing (docs/record.md). With block or cyclic placement those two ranks are on two
-  // different nodes whenever the job has more than one. Two gathers: the other ranks send
+  // missing (docs/record.md). With block placement those two ranks are on two different
+  // nodes whenever the job has more than one. Two gathers: the other ranks send
   // their 64 bytes and receive nothing, so no rank's memory or traffic grows with the job,
   // as an allgather's would (1 MB on every rank of a 16,384-rank job).
   char host[sizeof h->host] = {};
