@@ -377,7 +377,10 @@ class UnfinishedWithMonitor(Profile):
         self.assertEqual(glob.glob(os.path.join(self.out, "*.record.npz")), [])
         r = parts.read_job(self.out)
         self.assertEqual((r.ended, r.ranks), ("incomplete", ranks))
-        self.assertEqual([r.rank_end(k) for k in range(ranks)], ["killed (no mark)"] * ranks)
+        # A rank the launcher ends (SIGTERM) after another one died, before its SIGKILL came,
+        # marks its part: which happens first depends on scheduling.
+        for k in range(ranks):
+            self.assertIn(r.rank_end(k), ("killed (no mark)", "signal 15"), k)
         return r
 
     def test_more_communicators_than_64(self):
