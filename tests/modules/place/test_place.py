@@ -340,13 +340,13 @@ class PlaceTest(unittest.TestCase):
         self.assertIn("pnmpi: %s:1: module 'place': needs the placement to apply: add 'argument "
                       "order FILE' (ranks in the order of the launch slots, docs/place.md) or "
                       "'argument from RUN' (a monitor run to map onto this job's hosts) below "
-                      "this line\n" % conf, r.stderr)
+                      "this line\n" % conf, r.stderr, describe(r))
         r = run_job(self.ranks, "module place\nargument order order.txt\nargument from run\n",
                     [CONFIG["ring_app"]], self.dir)
         self.assertNotEqual(r.returncode, 0, describe(r))
         self.assertIn("pnmpi: %s:3: module 'place': argument 'from': cannot be given with "
                       "'argument order': the module applies one placement; remove one of the "
-                      "two\n" % conf, r.stderr)
+                      "two\n" % conf, r.stderr, describe(r))
 
     def test_untrusted(self):
         """An order file another user can change is refused, as a configuration would be."""
