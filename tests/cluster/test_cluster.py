@@ -22,6 +22,8 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import mpi_launch  # noqa: E402
 import netns_cluster  # noqa: E402
 
 FLAVOR = os.environ.get("PNMPI_CLUSTER_FLAVOR", "openmpi")
@@ -171,7 +173,8 @@ class ClusterRun(unittest.TestCase):
             for name in extra_env:
                 argv += ["-genv", name, extra_env[name]]
         argv += [app or APP] + [str(a) for a in args]
-        run = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=TIMEOUT)
+        run = mpi_launch.run_job(argv, FLAVOR, env=env, capture_output=True, text=True,
+                                 timeout=TIMEOUT)
         self.assertEqual(run.returncode, 0, f"{' '.join(argv)}\n{run.stdout}\n{run.stderr}")
         placed = {}
         for line in run.stdout.splitlines():

@@ -5,7 +5,7 @@ ompi_monitoring_prof tool), read back by pnmpi-report: summary, heatmap, html, r
 
 import json
 import os
-import subprocess
+import sys
 import unittest
 
 import numpy as np
@@ -14,6 +14,9 @@ from PIL import Image
 import common
 import fixtures as F
 from pnmpi_report import inputs
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import mpi_launch  # noqa: E402
 
 N = 4
 HEAVY, ROUNDS, LIGHT = 4096, 5, 64  # tests/report/apps/pairs.c
@@ -29,9 +32,8 @@ def mpirun(argv, cwd, extra=(), env=None):
                   "OMPI_MCA_rmaps_base_oversubscribe": "1"})
         launcher += ["--oversubscribe"]
     launcher += ["-np", str(N)] + list(extra)
-    p = subprocess.run(launcher + argv, capture_output=True, text=True, cwd=cwd, env=e,
-                       timeout=300)
-    return p
+    return mpi_launch.run_job(launcher + argv, FLAVOR, capture_output=True, text=True, cwd=cwd,
+                              env=e, timeout=300)
 
 
 class MpiJob(common.Case):

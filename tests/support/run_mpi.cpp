@@ -135,6 +135,15 @@ bool open_mpi_lost_a_finished_rank(const RunResult &r) {
          r.err.find("exiting improperly") != std::string::npos;
 }
 
+/// Debian's MPICH 4.0.2 launcher (Hydra) can write to a proxy's socket after a rank that ended
+/// quickly closed it, and die of SIGPIPE with the job's output lost: 14 of 150 runs of
+/// `mpirun.mpich -np 3 /bin/false` beside `stress-ng --cpu 4` on 2 cores, none of 300 on a
+/// quiet machine. The job's own result is then unknown, whatever pnmpi did.
+bool hydra_died_of_sigpipe(const RunResult &r) {
+  return std::string(PNMPI_TEST_MPI_FLAVOR) == "mpich" && !r.timed_out &&
+         r.exit_code == 128 + SIGPIPE;
+}
+
 RunResult run_mpi_once(const MpiJob &job) {
   std::vector<std::string> argv{PNMPI_TEST_MPIEXEC};
   std::map<std::string, std::string> env = job.env;
@@ -188,6 +197,11 @@ RunResult run_mpi(const MpiJob &job) {
     // The job once more, said in the test's output; its result is the one checked.
     std::fprintf(stderr, "run_mpi: Open MPI's launcher lost a finished rank (PID 0, "
                          "open-mpi/ompi#7833): the job runs once more\n");
+    result = run_mpi_once(job);
+  } else if (hydra_died_of_sigpipe(result)) {
+    std::fprintf(stderr, "run_mpi: MPICH's mpiexec (Hydra) was killed by SIGPIPE with the job's "
+                         "output lost (a launcher defect on a loaded machine): the job runs once "
+                         "more\n");
     result = run_mpi_once(job);
   }
   return result;

@@ -14,6 +14,9 @@ import sys
 import tempfile
 import unittest
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "support"))
+import mpi_launch  # noqa: E402
+
 CONFIG = {}
 SKIPPED = 77
 FAMILY = {"openmpi": "Open MPI", "mpich": "MPICH"}
@@ -30,8 +33,8 @@ def run(launcher, flavor, program, conf):
         for name in ("PNMPI_CONF", "PNMPI_LIB_PATH", "PNMPI_BE_SILENT"):
             argv += ["-x", name]
     argv += ["-np", "2"] + program
-    return subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          text=True, timeout=120)
+    return mpi_launch.run_job(argv, flavor, env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, timeout=120)
 
 
 def describe(proc):

@@ -299,14 +299,14 @@ part_pnmpi_style() {
 
   step "the module, from the install's module directory, in a 2-rank job"
   printf 'module sendcount\n' >"$work/sendcount.conf"
-  "${launch[@]}" "$prefix/bin/pnmpi-run" -c "$work/sendcount.conf" "$work/build/sends" \
+  mpi_job "${launch[@]}" "$prefix/bin/pnmpi-run" -c "$work/sendcount.conf" "$work/build/sends" \
     >"$work/run.out" 2>"$work/run.err" ||
     { cat "$work/run.err" >&2; fail "the job with the PnMPI-style module failed"; }
   expect_text "$work/run.out" "sends: done"
   expect_text "$work/run.out" "sendcount[0]: 3 send(s)"
   expect_text "$work/run.out" "sendcount[1]: 1 send(s)"
   step "the program linked with \${PnMPI_LIBRARIES}, PNMPI_CONF"
-  PNMPI_CONF="$work/sendcount.conf" "${launch[@]}" "$work/build/sends_linked" \
+  PNMPI_CONF="$work/sendcount.conf" mpi_job "${launch[@]}" "$work/build/sends_linked" \
     >"$work/linked.out" 2>"$work/linked.err" ||
     { cat "$work/linked.err" >&2; fail "the linked job failed"; }
   expect_text "$work/linked.out" "sendcount[0]: 3 send(s)"

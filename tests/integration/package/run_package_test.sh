@@ -57,7 +57,7 @@ module passthrough
 EOF
 
 step "mpirun pnmpi-run: the external module (-L) and an installed one (module directory)"
-"${launch[@]}" "$prefix/bin/pnmpi-run" -c "$conf" -L "$work/build/modules" \
+mpi_job "${launch[@]}" "$prefix/bin/pnmpi-run" -c "$conf" -L "$work/build/modules" \
   "$work/build/plain_app" >"$work/run1.out" 2>"$work/run1.err" ||
   { cat "$work/run1.err" >&2; fail "the pnmpi-run job failed"; }
 expect_line "$work/run1.out" "plain_app: token=2"
@@ -66,7 +66,7 @@ expect_text "$work/run1.out" "hello[1]: bonjour from layer 0, 1 send(s)"
 
 step "the module installed into the install's module directory, no -L"
 cp "$work/build/modules/hello.so" "$prefix/$libdir/pnmpi/modules/"
-"${launch[@]}" "$prefix/bin/pnmpi-run" -c "$conf" -d 2 "$work/build/plain_app" \
+mpi_job "${launch[@]}" "$prefix/bin/pnmpi-run" -c "$conf" -d 2 "$work/build/plain_app" \
   >"$work/run2.out" 2>"$work/run2.err" ||
   { cat "$work/run2.err" >&2; fail "the job without -L failed"; }
 expect_text "$work/run2.out" "hello[0]: bonjour from layer 0, 1 send(s)"
@@ -74,7 +74,8 @@ expect_line "$work/run2.err" \
   "pnmpi[debug]: layer 0: module 'hello' from $prefix/$libdir/pnmpi/modules/hello.so (1 wrappers, copy 1)" 2
 
 step "the program linked with pnmpi::pnmpi, PNMPI_CONF"
-PNMPI_CONF="$conf" "${launch[@]}" "$work/build/linked_app" >"$work/run3.out" 2>"$work/run3.err" ||
+PNMPI_CONF="$conf" mpi_job "${launch[@]}" "$work/build/linked_app" \
+  >"$work/run3.out" 2>"$work/run3.err" ||
   { cat "$work/run3.err" >&2; fail "the linked job failed"; }
 expect_text "$work/run3.out" "hello[1]: bonjour from layer 0, 1 send(s)"
 
@@ -97,7 +98,7 @@ example="$prefix/share/pnmpi/examples/tool"
 if grep -q "warning" "$work/example-build.log"; then
   fail "the example builds with a warning (log: $work/example-build.log)"
 fi
-(cd "$work/example" && "${launch[@]}" "$prefix/bin/pnmpi-run" -c "$example/example.conf" \
+(cd "$work/example" && mpi_job "${launch[@]}" "$prefix/bin/pnmpi-run" -c "$example/example.conf" \
   -L modules ./app) >"$work/example.out" 2>"$work/example.err" ||
   { cat "$work/example.err" >&2; fail "the example's job failed"; }
 expect_line "$work/example.out" "app: 2 ranks done"
@@ -106,13 +107,13 @@ for range in "8 to 15" "64 to 127" "512 to 1023"; do
   expect_line "$work/example.out" "report: 2 send(s) of $range bytes"
 done
 printf 'module report\nargument format csv\nmodule sizes\nargument bins 8\n' >"$work/csv.conf"
-"${launch[@]}" "$prefix/bin/pnmpi-run" -c "$work/csv.conf" -L "$work/example/modules" \
+mpi_job "${launch[@]}" "$prefix/bin/pnmpi-run" -c "$work/csv.conf" -L "$work/example/modules" \
   "$work/example/app" >"$work/csv.out" 2>"$work/csv.err" ||
   { cat "$work/csv.err" >&2; fail "the example's csv job failed"; }
 expect_line "$work/csv.out" "1,1,2"
 expect_line "$work/csv.out" "64,-1,4" # 8 bins: 100 and 1000 bytes share the last one
 printf 'module report\nmodule sizes\nargument bins 99\n' >"$work/bad.conf"
-if "${launch[@]}" "$prefix/bin/pnmpi-run" -c "$work/bad.conf" -L "$work/example/modules" \
+if mpi_job "${launch[@]}" "$prefix/bin/pnmpi-run" -c "$work/bad.conf" -L "$work/example/modules" \
   "$work/example/app" >"$work/bad.out" 2>"$work/bad.err"; then
   fail "the example accepted 'argument bins 99'"
 fi
@@ -128,8 +129,8 @@ printf '%s\n' 'cmake_minimum_required(VERSION 3.20)' 'project(mytool LANGUAGES C
   "$cmake" --build "$work/mytool/build"; } >"$work/mytool.log" 2>&1 ||
   { cat "$work/mytool.log" >&2; fail "building the copied template failed"; }
 printf 'module mytool\n' >"$work/mytool.conf"
-"${launch[@]}" "$prefix/bin/pnmpi-run" -c "$work/mytool.conf" -L "$work/mytool/build/modules" \
-  "$work/build/plain_app" >"$work/mytool.out" 2>"$work/mytool.err" ||
+mpi_job "${launch[@]}" "$prefix/bin/pnmpi-run" -c "$work/mytool.conf" \
+  -L "$work/mytool/build/modules" "$work/build/plain_app" >"$work/mytool.out" 2>"$work/mytool.err" ||
   { cat "$work/mytool.err" >&2; fail "the copied template's job failed"; }
 expect_line "$work/mytool.out" "empty[0]: layer 0: 1 send(s), 1 from the application"
 

@@ -13,6 +13,9 @@ import subprocess
 import sys
 import unittest
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "support"))
+import mpi_launch  # noqa: E402
+
 CONFIG = {}
 
 
@@ -68,8 +71,9 @@ def run_job(ranks, conf_text, program, workdir, extra_env=None, timeout=120):
         argv += ["--oversubscribe"]
     argv += ["-np", str(ranks)] + program
     env.update(extra_env or {})
-    return subprocess.run(argv, env=env, cwd=workdir, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True, timeout=timeout)
+    return mpi_launch.run_job(argv, CONFIG["flavor"], env=env, cwd=workdir,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              timeout=timeout)
 
 
 def describe(proc):

@@ -18,6 +18,8 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
 sys.path.insert(0, os.path.join(SOURCE, "tools", "report"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "support"))
+import mpi_launch  # noqa: E402
 from pnmpi_report import parts, record  # noqa: E402
 
 FLAVOR = os.environ.get("PNMPI_TEST_MPI_FLAVOR", "openmpi")
@@ -48,8 +50,8 @@ class PartsOnNodes(unittest.TestCase):
         if FLAVOR == "openmpi":
             env.update({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"})
             cmd += ["--oversubscribe"]
-        subprocess.run(cmd + ["-np", "4", os.environ["PNMPI_TEST_APP"], "abort", "10"],
-                       capture_output=True, text=True, env=env, cwd=SCRATCH, timeout=300)
+        mpi_launch.run_job(cmd + ["-np", "4", os.environ["PNMPI_TEST_APP"], "abort", "10"], FLAVOR,
+                           capture_output=True, text=True, env=env, cwd=SCRATCH, timeout=300)
         files = parts.part_files(cls.out)
         assert len(files) == 4, os.listdir(cls.out)
         cls.host = socket.gethostname()

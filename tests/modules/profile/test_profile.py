@@ -19,6 +19,8 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
 sys.path.insert(0, os.path.join(SOURCE, "tools", "report"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "support"))
+import mpi_launch  # noqa: E402
 from pnmpi_report import parts, record  # noqa: E402
 
 FLAVOR = os.environ.get("PNMPI_TEST_MPI_FLAVOR", "openmpi")
@@ -90,8 +92,8 @@ class Profile(unittest.TestCase):
 
     def run_job(self, argv, conf, preload=False, status=0):
         cmd, env, argv = self.job(argv, conf, preload)
-        p = subprocess.run(cmd + argv, capture_output=True, text=True, env=env, cwd=self.dir,
-                           timeout=300)
+        p = mpi_launch.run_job(cmd + argv, FLAVOR, capture_output=True, text=True, env=env,
+                               cwd=self.dir, timeout=300)
         if status is not None:
             self.assertEqual(p.returncode, status, p.stdout + p.stderr)
         return p
@@ -468,8 +470,8 @@ class SiteMonitor(unittest.TestCase):
 
     def run_site(self, site, mode="finalize"):
         cmd, env = self.site_job(site)
-        return subprocess.run(cmd + [APP, mode, str(ITER)], capture_output=True, text=True,
-                              env=env, cwd=self.cwd, timeout=300)
+        return mpi_launch.run_job(cmd + [APP, mode, str(ITER)], FLAVOR, capture_output=True,
+                                  text=True, env=env, cwd=self.cwd, timeout=300)
 
     def records(self):
         return sorted(glob.glob(os.path.join(self.logdir, "*", "*", "*", "*.record.npz")))

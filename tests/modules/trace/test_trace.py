@@ -15,6 +15,8 @@ import unittest
 
 CONFIG = {}
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "support"))
+import mpi_launch  # noqa: E402
 
 
 def report_module(name):
@@ -45,8 +47,9 @@ def run_job(ranks, conf_text, program, workdir, extra_env=None, timeout=120):
         argv += ["--oversubscribe"]
     argv += ["-np", str(ranks)] + program
     env.update(extra_env or {})
-    return subprocess.run(argv, env=env, cwd=workdir, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True, timeout=timeout)
+    return mpi_launch.run_job(argv, CONFIG["flavor"], env=env, cwd=workdir,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              timeout=timeout)
 
 
 def describe(proc):
