@@ -374,7 +374,12 @@ class UnfinishedWithMonitor(Profile):
         p = subprocess.Popen(cmd + argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                              text=True, env=env, cwd=self.dir)
         for pid in ready_pids(self, p, ranks).values():
-            os.kill(pid, signal.SIGKILL)
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                # The launcher ended this rank when an earlier one died, before this test
+                # came to it (a loaded machine's scheduling): its end is checked below.
+                pass
         finish(p)
         self.assertEqual(glob.glob(os.path.join(self.out, "*.record.npz")), [])
         r = parts.read_job(self.out)
